@@ -1,0 +1,145 @@
+// Schemas and static types for every request, response and error body of the
+// temp-inbox interface (seed version 1.0.0). Imports TypeBox only.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const API_VERSION = '1.0.0';
+
+/** Route paths, exactly as the seed writes them (note /api/mail vs /api/mails). */
+export const Paths = {
+  newAddress: '/api/new_address',
+  settings: '/api/settings',
+  deleteAddress: '/api/delete_address',
+  mails: '/api/mails',
+  mail: '/api/mail/:uuid',
+  deleteMail: '/api/mails/:uuid',
+  clearInbox: '/api/clear_inbox',
+  attachment: '/api/attachment/:uuid/:attachmentId',
+  sessionAddresses: '/api/session/addresses',
+  switchAddress: '/api/switch_address',
+  logout: '/api/logout',
+  healthCheck: '/health_check',
+  openapi: '/openapi.json',
+} as const;
+
+/** Every error is a short plain-text sentence (seed "Errors"). */
+export const ErrorText = Type.String({
+  description: 'A short human-readable sentence. Sent as text/plain; charset=utf-8.',
+  examples: ['Invalid or missing token.'],
+});
+
+export const NewAddressBody = Type.Object(
+  {
+    name: Type.Optional(
+      Type.String({ maxLength: 256, description: 'Requested local part. Lower-cased, then must match [a-z0-9]([a-z0-9._-]{0,62}[a-z0-9])? with no "..".' }),
+    ),
+    domain: Type.Optional(Type.String({ maxLength: 256, description: 'One of the configured mail domains; the default domain when omitted.' })),
+    cf_token: Type.Optional(Type.String({ maxLength: 4096, description: 'Bot-challenge token; required when the challenge is enabled.' })),
+  },
+  { additionalProperties: true, description: 'Unknown fields are ignored.' },
+);
+export type NewAddressBody = Static<typeof NewAddressBody>;
+
+export const NewAddressResponse = Type.Object({
+  address: Type.String({ description: '<local_part>@<domain>' }),
+  jwt: Type.String({ description: 'Address-bound bearer token, valid for 7 days.' }),
+});
+export type NewAddressResponse = Static<typeof NewAddressResponse>;
+
+export const SettingsResponse = Type.Object({
+  address: Type.String({ description: 'The address bound to the presented JWT.' }),
+});
+export type SettingsResponse = Static<typeof SettingsResponse>;
+
+export const SuccessResponse = Type.Object({ success: Type.Boolean() });
+export type SuccessResponse = Static<typeof SuccessResponse>;
+
+export const MailsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1..100.' }),
+    offset: Type.Integer({ minimum: 0, description: 'Number of newer mails to skip.' }),
+  },
+  { additionalProperties: true },
+);
+export type MailsQuery = Static<typeof MailsQuery>;
+
+export const MailListItem = Type.Object({
+  id: Type.Integer({ description: 'Numeric identifier.' }),
+  uuid: Type.String({ format: 'uuid', description: 'Identifier used in paths.' }),
+  source: Type.String({ description: 'Envelope sender (MAIL FROM), or the From: address for a null sender.' }),
+  address: Type.String({ description: 'Receiving address.' }),
+  metadata: Type.String({ description: 'JSON-encoded MailMetadata; parse it to read subject, from, codes, links, attachments.' }),
+  created_at: Type.String({ format: 'date-time', description: 'RFC 3339, UTC.' }),
+  message_id: Type.String({ description: 'Message-ID including angle brackets (empty when the message has none).' }),
+});
+export type MailListItem = Static<typeof MailListItem>;
+
+export const MailsResponse = Type.Object({
+  results: Type.Array(MailListItem),
+  count: Type.Integer({ description: 'Total number of live mails of the address, at every offset.' }),
+});
+export type MailsResponse = Static<typeof MailsResponse>;
+
+export const FullMail = Type.Composite([
+  MailListItem,
+  Type.Object({ raw: Type.String({ description: 'The complete RFC 5322 message as received, with a Received: trace line prepended.' }) }),
+]);
+export type FullMail = Static<typeof FullMail>;
+
+export const UuidParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
+export type UuidParams = Static<typeof UuidParams>;
+
+export const AttachmentParams = Type.Object({
+  uuid: Type.String({ maxLength: 64 }),
+  attachmentId: Type.String({ maxLength: 16 }),
+});
+export type AttachmentParams = Static<typeof AttachmentParams>;
+
+export const Mailbox = Type.Object({ name: Type.String(), address: Type.String() });
+export type Mailbox = Static<typeof Mailbox>;
+
+export const AttachmentInfo = Type.Object({
+  id: Type.String({ description: 'Use in GET /api/attachment/{mail_uuid}/{id}.' }),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer({ description: 'Decoded size in bytes.' }),
+});
+export type AttachmentInfo = Static<typeof AttachmentInfo>;
+
+/** The object encoded in every mail's `metadata` string. */
+export const MailMetadata = Type.Object({
+  subject: Type.String({ description: 'Decoded subject (RFC 2047).' }),
+  from: Mailbox,
+  to: Type.Array(Mailbox),
+  date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The Date: header as RFC 3339, or null.' }),
+  size: Type.Integer({ description: 'Raw size in bytes as received.' }),
+  preview: Type.String({ description: 'The first ~200 characters of the text.' }),
+  has_html: Type.Boolean(),
+  attachments: Type.Array(AttachmentInfo),
+  codes: Type.Array(Type.String(), { description: 'Likely verification codes found in the decoded text, most likely first.' }),
+  links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
+});
+export type MailMetadata = Static<typeof MailMetadata>;
+
+export const SessionAddress = Type.Object({
+  address: Type.String(),
+  createdAt: Type.Integer({ description: 'Address creation time, milliseconds since the epoch.' }),
+});
+export type SessionAddress = Static<typeof SessionAddress>;
+
+export const SessionListing = Type.Object({
+  addresses: Type.Array(SessionAddress),
+  activeAddress: Type.String({ description: 'The active address (empty when the session holds none).' }),
+});
+export type SessionListing = Static<typeof SessionListing>;
+
+export const SwitchAddressBody = Type.Object({ address: Type.String({ maxLength: 320 }) }, { additionalProperties: true });
+export type SwitchAddressBody = Static<typeof SwitchAddressBody>;
+
+export const SwitchAddressResponse = Type.Object({ success: Type.Boolean(), address: Type.String() });
+export type SwitchAddressResponse = Static<typeof SwitchAddressResponse>;
+
+export const HealthResponse = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  version: Type.String(),
+});
+export type HealthResponse = Static<typeof HealthResponse>;

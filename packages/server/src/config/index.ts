@@ -1,0 +1,274 @@
+// The configuration contract: every environment variable with its default and
+// description, in one table. A bad value stops start-up with one clear line.
+// The README's configuration table is generated from CONFIG_VARIABLES.
+import { isIP } from 'node:net';
+import { hostname } from 'node:os';
+import { parseDuration } from './duration.js';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface RateLimitRule {
+  /** Requests allowed per window; 0 disables the limit. */
+  max: number;
+  windowSeconds: number;
+}
+
+export const RATE_LIMIT_ROUTES = {
+  NEW_ADDRESS: { max: 10, windowSeconds: 60 },
+  MAILS: { max: 60, windowSeconds: 60 },
+  MAIL: { max: 60, windowSeconds: 60 },
+  SETTINGS: { max: 60, windowSeconds: 60 },
+  SWITCH_ADDRESS: { max: 30, windowSeconds: 60 },
+  DELETE_ADDRESS: { max: 10, windowSeconds: 60 },
+  CLEAR_INBOX: { max: 10, windowSeconds: 60 },
+  ATTACHMENT: { max: 60, windowSeconds: 60 },
+} as const satisfies Record<string, RateLimitRule>;
+export type RateLimitRoute = keyof typeof RATE_LIMIT_ROUTES;
+
+export type TrustProxy = boolean | number | string | string[];
+
+export interface Config {
+  httpHost: string;
+  httpPort: number;
+  smtpHost: string;
+  smtpPort: number;
+  smtpHostname: string;
+  smtpTlsCert: string | undefined;
+  smtpTlsKey: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  mailDomains: string[];
+  jwtSecret: string | undefined;
+  sessionSecret: string | undefined;
+  turnstileSecretKey: string | undefined;
+  turnstileSiteKey: string | undefined;
+  turnstileVerifyUrl: string;
+  customNames: boolean;
+  nameBlocklist: string[];
+  rateLimits: Record<RateLimitRoute, RateLimitRule>;
+  trustProxy: TrustProxy | undefined;
+  maxMessageBytes: number;
+  mailTtlMs: number;
+  addressTtlMs: number;
+  sweepIntervalMs: number;
+  logLevel: string;
+}
+
+type Setter = (c: Config, raw: string) => void;
+
+export interface VariableSpec {
+  name: string;
+  default: string;
+  accepts: string;
+  description: string;
+  set: Setter;
+}
+
+const DEFAULT_BLOCKLIST = 'postmaster,abuse,admin,root,hostmaster,webmaster,noreply';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function port(raw: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new ConfigError('a port number 0..65535');
+  return Number(raw);
+}
+
+function host(raw: string): string {
+  if (raw === '' || /\s/.test(raw)) throw new ConfigError('an IP address or host name');
+  return raw;
+}
+
+function bool(raw: string): boolean {
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError('true or false');
+}
+
+function positiveInt(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new ConfigError('a positive whole number');
+  return Number(raw);
+}
+
+function duration(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms <= 0) throw new ConfigError('a duration such as 30s, 15m, 12h or 7d');
+  return ms;
+}
+
+function optional(raw: string): string | undefined {
+  return raw === '' ? undefined : raw;
+}
+
+const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function domains(raw: string): string[] {
+  const list = raw.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '');
+  if (list.length === 0 || !list.every((d) => DOMAIN_RE.test(d))) throw new ConfigError('a comma-separated list of domain names');
+  return [...new Set(list)];
+}
+
+export function parseRateLimit(raw: string): RateLimitRule {
+  if (raw === '0') return { max: 0, windowSeconds: 1 };
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new ConfigError('<max>/<seconds> with both at least 1, or 0 to disable');
+  return { max: Number(m[1]), windowSeconds: Number(m[2]) };
+}
+
+/** Fastify's trustProxy forms: true/false, a hop count, or addresses/CIDRs. */
+export function parseTrustProxy(raw: string): TrustProxy | undefined {
+  if (raw === '') return undefined;
+  const v = raw.toLowerCase();
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const ok = list.every((entry) => {
+    const [ip, bits, extra] = entry.split('/');
+    if (extra !== undefined || ip === undefined) return false;
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(ip) && bits === undefined) return true;
+    const family = isIP(ip);
+    if (family === 0) return false;
+    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  });
+  if (!ok || list.length === 0) throw new ConfigError('true, false, a hop count, or a comma list of IPs/CIDRs (loopback, linklocal, uniquelocal allowed)');
+  return list.length === 1 ? list[0] : list;
+}
+
+export const CONFIG_VARIABLES: VariableSpec[] = [
+  { name: 'HTTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the HTTP API and web UI listen on.', set: (c, r) => (c.httpHost = host(r)) },
+  { name: 'HTTP_PORT', default: '8080', accepts: '0..65535', description: 'Port of the HTTP API and web UI (0 picks a free port).', set: (c, r) => (c.httpPort = port(r)) },
+  { name: 'SMTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the SMTP receiver listens on.', set: (c, r) => (c.smtpHost = host(r)) },
+  { name: 'SMTP_PORT', default: '2525', accepts: '0..65535', description: 'Port of the SMTP receiver (use 25 in production).', set: (c, r) => (c.smtpPort = port(r)) },
+  { name: 'SMTP_HOSTNAME', default: '(the machine host name)', accepts: 'host name', description: 'Name the SMTP server greets with and writes into Received: lines.', set: (c, r) => (c.smtpHostname = host(r)) },
+  { name: 'SMTP_TLS_CERT', default: '(unset)', accepts: 'PEM file path', description: 'Certificate for STARTTLS; STARTTLS is offered only when this and SMTP_TLS_KEY are set.', set: (c, r) => (c.smtpTlsCert = optional(r)) },
+  { name: 'SMTP_TLS_KEY', default: '(unset)', accepts: 'PEM file path', description: 'Private key for STARTTLS.', set: (c, r) => (c.smtpTlsKey = optional(r)) },
+  { name: 'DATA_DIR', default: './data', accepts: 'directory path', description: 'Holds the SQLite file and the generated secrets.', set: (c, r) => (c.dataDir = host(r)) },
+  {
+    name: 'DATABASE_URL',
+    default: '(unset = SQLite in DATA_DIR)',
+    accepts: 'postgres://… URL',
+    description: 'Selects PostgreSQL storage for multi-node deployments.',
+    set: (c, r) => {
+      if (r !== '' && !/^postgres(ql)?:\/\//.test(r)) throw new ConfigError('a postgres:// or postgresql:// URL, or empty for SQLite');
+      c.databaseUrl = optional(r);
+    },
+  },
+  {
+    name: 'REDIS_URL',
+    default: '(unset = in-process)',
+    accepts: 'redis:// URL',
+    description: 'Shares rate-limit counters between nodes.',
+    set: (c, r) => {
+      if (r !== '' && !/^rediss?:\/\//.test(r)) throw new ConfigError('a redis:// or rediss:// URL');
+      c.redisUrl = optional(r);
+    },
+  },
+  { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'Domains mail is accepted for; the first is the default for new addresses.', set: (c, r) => (c.mailDomains = domains(r)) },
+  { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.jwtSecret = secret(r)) },
+  { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.sessionSecret = secret(r)) },
+  { name: 'TURNSTILE_SECRET_KEY', default: '(unset = challenge disabled)', accepts: 'string', description: 'Enables the bot challenge on POST /api/new_address.', set: (c, r) => (c.turnstileSecretKey = optional(r)) },
+  { name: 'TURNSTILE_SITE_KEY', default: '(unset)', accepts: 'string', description: 'Site key shown to the browser UI.', set: (c, r) => (c.turnstileSiteKey = optional(r)) },
+  {
+    name: 'TURNSTILE_VERIFY_URL',
+    default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    accepts: 'http(s) URL',
+    description: 'Where challenge tokens are verified (overridable for tests and proxies).',
+    set: (c, r) => {
+      if (!/^https?:\/\/\S+$/.test(r) || !URL.canParse(r)) throw new ConfigError('an http:// or https:// URL');
+      c.turnstileVerifyUrl = r;
+    },
+  },
+  { name: 'CUSTOM_NAMES', default: 'true', accepts: 'true or false', description: 'false refuses requested names (403); random names still work.', set: (c, r) => (c.customNames = bool(r)) },
+  {
+    name: 'NAME_BLOCKLIST',
+    default: DEFAULT_BLOCKLIST,
+    accepts: 'comma list of names',
+    description: 'Exact local parts that can never be requested (400).',
+    set: (c, r) => (c.nameBlocklist = r.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
+  },
+  ...Object.entries(RATE_LIMIT_ROUTES).map(
+    ([route, rule]): VariableSpec => ({
+      name: `RATE_LIMIT_${route}`,
+      default: `${rule.max}/${rule.windowSeconds}`,
+      accepts: '<max>/<seconds>, or 0',
+      description: `Per-IP limit of ${route.toLowerCase().replace(/_/g, ' ')} requests; 0 disables it.`,
+      set: (c, r) => (c.rateLimits[route as RateLimitRoute] = parseRateLimit(r)),
+    }),
+  ),
+  { name: 'TRUST_PROXY', default: '(unset = trust no proxy)', accepts: 'true, hop count, or IP/CIDR list', description: "Which proxies' X-Forwarded-For to believe (Fastify trustProxy forms).", set: (c, r) => (c.trustProxy = parseTrustProxy(r)) },
+  { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.maxMessageBytes = positiveInt(r)) },
+  { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mailTtlMs = duration(r)) },
+  { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.addressTtlMs = duration(r)) },
+  { name: 'SWEEP_INTERVAL', default: '1m', accepts: 'duration (s, m, h, d)', description: 'How often the retention sweep runs.', set: (c, r) => (c.sweepIntervalMs = duration(r)) },
+  {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    accepts: LOG_LEVELS.join(', '),
+    description: 'Structured (JSON) log verbosity.',
+    set: (c, r) => {
+      if (!LOG_LEVELS.includes(r)) throw new ConfigError(`one of ${LOG_LEVELS.join(', ')}`);
+      c.logLevel = r;
+    },
+  },
+];
+
+function secret(raw: string): string | undefined {
+  if (raw === '') return undefined;
+  if (raw.length < 32) throw new ConfigError('a secret of at least 32 characters (or leave it unset to generate one)');
+  return raw;
+}
+
+export function defaultConfig(): Config {
+  return {
+    httpHost: '0.0.0.0',
+    httpPort: 8080,
+    smtpHost: '0.0.0.0',
+    smtpPort: 2525,
+    smtpHostname: hostname() || 'localhost',
+    smtpTlsCert: undefined,
+    smtpTlsKey: undefined,
+    dataDir: './data',
+    databaseUrl: undefined,
+    redisUrl: undefined,
+    mailDomains: ['temp-inbox.localhost'],
+    jwtSecret: undefined,
+    sessionSecret: undefined,
+    turnstileSecretKey: undefined,
+    turnstileSiteKey: undefined,
+    turnstileVerifyUrl: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    customNames: true,
+    nameBlocklist: DEFAULT_BLOCKLIST.split(','),
+    rateLimits: structuredClone(RATE_LIMIT_ROUTES) as Record<RateLimitRoute, RateLimitRule>,
+    trustProxy: undefined,
+    maxMessageBytes: 10 * 1024 * 1024,
+    mailTtlMs: 7 * 86_400_000,
+    addressTtlMs: 7 * 86_400_000,
+    sweepIntervalMs: 60_000,
+    logLevel: 'info',
+  };
+}
+
+/**
+ * Reads the configuration from an environment. Throws ConfigError whose message
+ * is one line naming the variable and what it accepts.
+ */
+export function loadConfig(env: Record<string, string | undefined>, defaults: Partial<Config> = {}): Config {
+  const config = { ...defaultConfig(), ...defaults };
+  config.rateLimits = { ...config.rateLimits };
+  for (const spec of CONFIG_VARIABLES) {
+    const raw = env[spec.name];
+    if (raw === undefined) continue;
+    try {
+      spec.set(config, raw.trim());
+    } catch (err) {
+      if (err instanceof ConfigError) throw new ConfigError(`${spec.name}=${JSON.stringify(raw)} is invalid: expected ${err.message}.`);
+      throw err;
+    }
+  }
+  if ((config.smtpTlsCert === undefined) !== (config.smtpTlsKey === undefined)) {
+    throw new ConfigError('SMTP_TLS_CERT and SMTP_TLS_KEY must be set together.');
+  }
+  return config;
+}

@@ -1,0 +1,85 @@
+// The Fastify app factory. Everything it needs is passed in; tests build the
+// same app through server.ts on port 0.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { API_VERSION } from '@temp-inbox/api';
+import type { Config, RateLimitRoute } from '../config/index.js';
+import type { Challenge } from '../challenge/turnstile.js';
+import type { MailService } from '../mail/service.js';
+import type { SessionService } from '../sessions/service.js';
+import type { Store } from '../storage/store.js';
+import { AppError } from '../domain/errors.js';
+import { installErrorHandling } from './errors.js';
+import type { RateLimiter } from './rate-limit.js';
+import { addressRoutes } from './routes/addresses.js';
+import { mailRoutes } from './routes/mails.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { systemRoutes } from './routes/system.js';
+
+export interface HttpDeps {
+  config: Pick<Config, 'trustProxy'>;
+  sessionSecret: string;
+  store: Store;
+  mail: MailService;
+  sessions: SessionService;
+  challenge: Challenge;
+  limiter: RateLimiter;
+  logger: FastifyBaseLogger;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The RATE_LIMIT_<ROUTE> rule this route is counted under. */
+    rateLimit?: RateLimitRoute;
+  }
+}
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export async function buildHttp(deps: HttpDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
+    trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
+    bodyLimit: 64 * 1024,
+    genReqId: () => randomUUID(),
+    routerOptions: { maxParamLength: 200 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorHandling(app);
+  await app.register(cookie, { secret: deps.sessionSecret, hook: 'onRequest' });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'temp-inbox',
+        version: API_VERSION,
+        description: 'Temporary email inboxes: real SMTP in, a JWT-guarded REST API out. Errors are text/plain.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, session: { type: 'apiKey', in: 'cookie', name: 'session_id' } } },
+    },
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    const route = request.routeOptions.config.rateLimit;
+    if (!route) return;
+    const decision = await deps.limiter.consume(route, request.ip);
+    if (!decision.allowed) throw new AppError('rate_limited', 'Too many requests; slow down and retry later.', decision.retryAfter);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 500) request.log.warn({ url: request.url, status: reply.statusCode }, 'server error response');
+  });
+
+  await app.register(systemRoutes, { deps });
+  await app.register(addressRoutes, { deps });
+  await app.register(mailRoutes, { deps });
+  await app.register(sessionRoutes, { deps });
+  return app;
+}

@@ -1,0 +1,50 @@
+// Credentials (seed "Authentication", rule 3; DESIGN.md "JWT", "Cookies").
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { unauthorized } from '../domain/errors.js';
+import { JWT_LIFETIME_SECONDS } from '../domain/tokens.js';
+import type { MailService } from '../mail/service.js';
+import type { AddressRecord } from '../storage/store.js';
+import { SESSION_LIFETIME_SECONDS } from '../sessions/service.js';
+
+const BEARER_RE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+
+/**
+ * The address the request is authenticated as. The header must be exactly
+ * `Authorization: Bearer <jwt>`; any other header value is 401 even when a valid
+ * cookie is sent too. Without the header, the `jwt` cookie is accepted.
+ */
+export async function authenticate(request: FastifyRequest, mail: MailService): Promise<AddressRecord> {
+  const header = request.headers.authorization;
+  let token: string | undefined;
+  if (header !== undefined) {
+    token = BEARER_RE.exec(header)?.[1];
+    if (!token) throw unauthorized('Malformed Authorization header; send exactly "Authorization: Bearer <jwt>".');
+  } else {
+    token = request.cookies['jwt'];
+    if (!token) throw unauthorized('Missing credentials; send "Authorization: Bearer <jwt>".');
+  }
+  return mail.authenticate(token);
+}
+
+const cookieBase = (request: FastifyRequest) => ({ httpOnly: true, sameSite: 'lax' as const, path: '/', secure: request.protocol === 'https' });
+
+export function setJwtCookie(request: FastifyRequest, reply: FastifyReply, jwt: string): void {
+  reply.setCookie('jwt', jwt, { ...cookieBase(request), maxAge: JWT_LIFETIME_SECONDS });
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, sessionId: string): void {
+  reply.setCookie('session_id', sessionId, { ...cookieBase(request), maxAge: SESSION_LIFETIME_SECONDS, signed: true });
+}
+
+export function clearAuthCookies(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie('jwt', cookieBase(request));
+  reply.clearCookie('session_id', cookieBase(request));
+}
+
+/** The session id of a correctly signed session_id cookie, or undefined (missing or forged). */
+export function sessionIdOf(request: FastifyRequest): string | undefined {
+  const value = request.cookies['session_id'];
+  if (!value) return undefined;
+  const unsigned = request.unsignCookie(value);
+  return unsigned.valid && unsigned.value ? unsigned.value : undefined;
+}

@@ -1,0 +1,45 @@
+// One mapping from errors to HTTP replies: plain text, a short sentence, never a
+// stack trace or an internal message (seed "Errors"; DESIGN.md "Errors").
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+
+export const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+export function sendText(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').send(message);
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
+    if (err instanceof AppError) {
+      if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
+      return sendText(reply, STATUS[err.code], err.message);
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) {
+      return sendText(reply, 400, `Invalid request: ${fe.message}.`);
+    }
+    // Fastify's own client errors (bad JSON, body too large, bad media type) have safe messages.
+    const status = fe.statusCode;
+    if (typeof status === 'number' && status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
+      return sendText(reply, status, fe.message.endsWith('.') ? fe.message : `${fe.message}.`);
+    }
+    request.log.error({ err }, 'request failed');
+    return sendText(reply, 500, `Internal server error (request id ${request.id}).`);
+  });
+  app.setNotFoundHandler((request, reply) => sendText(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}.`));
+}
+
+/** The OpenAPI description of a plain-text error response. */
+export function errorResponse(description: string) {
+  return { description, content: { 'text/plain': { schema: { type: 'string' } } } } as const;
+}

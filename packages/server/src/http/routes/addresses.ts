@@ -1,0 +1,82 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { NewAddressBody, NewAddressResponse, Paths, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
+import type { HttpDeps } from '../app.js';
+import { authenticate, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
+import { errorResponse } from '../errors.js';
+
+const bearer = [{ bearer: [] }];
+const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
+const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
+
+export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { mail, sessions, challenge } = deps;
+
+  // Clients that POST without a body get the same treatment as `{}`.
+  app.addHook('preValidation', async (request) => {
+    if (request.method === 'POST' && request.routeOptions.url === Paths.newAddress && request.body === undefined) request.body = {};
+  });
+
+  app.post(
+    Paths.newAddress,
+    {
+      config: { rateLimit: 'NEW_ADDRESS' },
+      schema: {
+        summary: 'Create an address',
+        description: 'Creates an address (random local part unless `name` is given), returns its JWT and sets the `jwt` and `session_id` cookies.',
+        tags: ['addresses'],
+        body: NewAddressBody,
+        response: {
+          200: NewAddressResponse,
+          400: errorResponse('Invalid name or domain, reserved name, or missing/rejected cf_token.'),
+          403: errorResponse('Custom names are disabled on this server.'),
+          409: errorResponse('The requested name is taken by a live address.'),
+          429: rateLimited,
+          503: errorResponse('The bot-challenge verifier is unreachable.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      await challenge.verify(request.body.cf_token, request.ip);
+      const created = await mail.createAddress({ name: request.body.name, domain: request.body.domain });
+      const sessionId = await sessions.attach(sessionIdOf(request), created.address);
+      setJwtCookie(request, reply, created.jwt);
+      setSessionCookie(request, reply, sessionId);
+      return { address: created.address.address, jwt: created.jwt };
+    },
+  );
+
+  app.get(
+    Paths.settings,
+    {
+      config: { rateLimit: 'SETTINGS' },
+      schema: {
+        summary: 'The address bound to the JWT',
+        tags: ['addresses'],
+        security: bearer,
+        response: { 200: SettingsResponse, 401: unauthorizedResponse, 429: rateLimited },
+      },
+    },
+    async (request) => ({ address: (await authenticate(request, mail)).address }),
+  );
+
+  app.delete(
+    Paths.deleteAddress,
+    {
+      config: { rateLimit: 'DELETE_ADDRESS' },
+      schema: {
+        summary: 'Delete the address and all its mail',
+        description: 'Irreversible. The JWT stops working, SMTP refuses further mail, and the name becomes free.',
+        tags: ['addresses'],
+        security: bearer,
+        response: { 200: SuccessResponse, 401: unauthorizedResponse, 429: rateLimited },
+      },
+    },
+    async (request) => {
+      const address = await authenticate(request, mail);
+      await mail.deleteAddress(address.id);
+      return { success: true };
+    },
+  );
+};

@@ -1,0 +1,157 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AttachmentParams, FullMail, MailsQuery, MailsResponse, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
+import type { MailSummary } from '../../storage/store.js';
+import type { HttpDeps } from '../app.js';
+import { authenticate } from '../auth.js';
+import { errorResponse } from '../errors.js';
+
+const bearer = [{ bearer: [] }];
+const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
+const notFoundResponse = errorResponse('Unknown, foreign, deleted or malformed uuid.');
+const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
+
+const toItem = (m: MailSummary): MailListItem => ({
+  id: m.id,
+  uuid: m.uuid,
+  source: m.source,
+  address: m.address,
+  metadata: m.metadata,
+  created_at: new Date(m.createdAt).toISOString(),
+  message_id: m.messageId,
+});
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The stored bytes as a string: UTF-8 when they are valid UTF-8, else one character per byte (latin1). */
+export function rawToString(raw: Buffer): string {
+  try {
+    return utf8.decode(raw);
+  } catch {
+    return raw.toString('latin1');
+  }
+}
+
+/** RFC 6266 filename parameters: an ASCII fallback plus the exact UTF-8 name. */
+function contentDisposition(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_').replace(/[/\\]/g, '_') || 'attachment';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename.replace(/[/\\]/g, '_'))}`;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { mail } = deps;
+
+  app.get(
+    Paths.mails,
+    {
+      config: { rateLimit: 'MAILS' },
+      schema: {
+        summary: 'List mail, newest first',
+        description: 'Never cached: a mail is listed as soon as SMTP answered 250 for it. `count` is the total of live mails.',
+        tags: ['mail'],
+        security: bearer,
+        querystring: MailsQuery,
+        response: {
+          200: MailsResponse,
+          400: errorResponse('limit (1..100) and offset (>= 0) are both required integers.'),
+          401: unauthorizedResponse,
+          429: rateLimited,
+        },
+      },
+    },
+    async (request) => {
+      const address = await authenticate(request, mail);
+      const page = await mail.listMails(address.id, request.query.limit, request.query.offset);
+      return { results: page.results.map(toItem), count: page.count };
+    },
+  );
+
+  app.get(
+    Paths.mail,
+    {
+      config: { rateLimit: 'MAIL' },
+      schema: {
+        summary: 'Read one mail with its raw message',
+        tags: ['mail'],
+        security: bearer,
+        params: UuidParams,
+        response: { 200: FullMail, 401: unauthorizedResponse, 404: notFoundResponse, 429: rateLimited },
+      },
+    },
+    async (request) => {
+      const address = await authenticate(request, mail);
+      const m = await mail.getMail(address.id, request.params.uuid);
+      return { ...toItem(m), raw: rawToString(m.raw) };
+    },
+  );
+
+  app.delete(
+    Paths.deleteMail,
+    {
+      schema: {
+        summary: 'Soft-delete one mail',
+        tags: ['mail'],
+        security: bearer,
+        params: UuidParams,
+        response: { 200: SuccessResponse, 401: unauthorizedResponse, 404: notFoundResponse },
+      },
+    },
+    async (request) => {
+      const address = await authenticate(request, mail);
+      await mail.deleteMail(address.id, request.params.uuid);
+      return { success: true };
+    },
+  );
+
+  app.delete(
+    Paths.clearInbox,
+    {
+      config: { rateLimit: 'CLEAR_INBOX' },
+      schema: {
+        summary: 'Delete all mail of the address',
+        tags: ['mail'],
+        security: bearer,
+        response: { 200: SuccessResponse, 401: unauthorizedResponse, 429: rateLimited },
+      },
+    },
+    async (request) => {
+      const address = await authenticate(request, mail);
+      await mail.clearInbox(address.id);
+      return { success: true };
+    },
+  );
+
+  app.get(
+    Paths.attachment,
+    {
+      config: { rateLimit: 'ATTACHMENT' },
+      schema: {
+        summary: 'Download one attachment, decoded',
+        description: 'The decoded bytes with the part\'s Content-Type and `Content-Disposition: attachment`. Ids come from the metadata `attachments` list.',
+        tags: ['mail'],
+        security: bearer,
+        params: AttachmentParams,
+        response: {
+          200: { description: 'The attachment bytes.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          401: unauthorizedResponse,
+          404: errorResponse('Unknown mail or attachment.'),
+          429: rateLimited,
+        },
+      },
+    },
+    async (request, reply) => {
+      const address = await authenticate(request, mail);
+      const a = await mail.getAttachment(address.id, request.params.uuid, request.params.attachmentId);
+      const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
+      return reply
+        .header('content-type', type)
+        .header('content-disposition', contentDisposition(a.filename))
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'private, no-store')
+        .send(a.content);
+    },
+  );
+};

@@ -1,0 +1,83 @@
+// MIME parsing (postal-mime) and the metadata every stored mail carries
+// (DESIGN.md "Metadata"). Parsing never throws: a message that cannot be parsed
+// is still stored, with the metadata that could be read.
+import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
+import type { AttachmentInfo, Mailbox, MailMetadata } from '@temp-inbox/api';
+import { extractCodes, extractLinks, htmlToText, makePreview } from './extract.js';
+
+const PARSE_OPTIONS = { maxNestingDepth: 64, maxHeadersSize: 2 * 1024 * 1024, attachmentEncoding: 'arraybuffer' } as const;
+
+export async function parseMessage(raw: Buffer): Promise<Email | undefined> {
+  try {
+    return await PostalMime.parse(raw, PARSE_OPTIONS);
+  } catch {
+    return undefined;
+  }
+}
+
+function mailboxes(list: Address[] | Address | undefined): Mailbox[] {
+  const out: Mailbox[] = [];
+  for (const a of Array.isArray(list) ? list : list ? [list] : []) {
+    if (a.group) for (const m of a.group) out.push({ name: m.name ?? '', address: m.address ?? '' });
+    else out.push({ name: a.name ?? '', address: a.address ?? '' });
+  }
+  return out;
+}
+
+function attachmentBytes(a: Attachment): Buffer {
+  const c = a.content;
+  if (typeof c === 'string') return Buffer.from(c, a.encoding === 'base64' ? 'base64' : 'utf8');
+  return c instanceof ArrayBuffer ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength);
+}
+
+function isoDate(value: string | undefined): string | null {
+  if (!value) return null;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+function stripControls(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
+}
+
+export function buildMetadata(email: Email | undefined, rawSize: number): MailMetadata {
+  const subject = stripControls(email?.subject ?? '');
+  const text = email?.text ?? (email?.html ? htmlToText(email.html) : '');
+  const from = mailboxes(email?.from)[0] ?? { name: '', address: '' };
+  return {
+    subject,
+    from,
+    to: mailboxes(email?.to),
+    date: isoDate(email?.date),
+    size: rawSize,
+    preview: makePreview(stripControls(text)),
+    has_html: Boolean(email?.html),
+    attachments: (email?.attachments ?? []).map(
+      (a, i): AttachmentInfo => ({
+        id: String(i),
+        filename: a.filename ?? `attachment-${i + 1}`,
+        content_type: a.mimeType || 'application/octet-stream',
+        size: attachmentBytes(a).length,
+      }),
+    ),
+    codes: extractCodes(subject, text),
+    links: extractLinks(text, email?.html),
+  };
+}
+
+export interface DecodedAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** Re-parses a stored message and returns one attachment by its metadata id. */
+export async function readAttachment(raw: Buffer, id: string): Promise<DecodedAttachment | undefined> {
+  if (!/^\d{1,6}$/.test(id)) return undefined;
+  const email = await parseMessage(raw);
+  const index = Number(id);
+  const a = email?.attachments[index];
+  if (!a) return undefined;
+  return { filename: a.filename ?? `attachment-${index + 1}`, contentType: a.mimeType || 'application/octet-stream', content: attachmentBytes(a) };
+}

@@ -1,0 +1,130 @@
+// The mail service: addresses, delivery and reading. It knows nothing of SMTP or
+// HTTP; both call it, and its errors are domain errors (domain/errors.ts).
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { conflict, notFound, unauthorized } from '../domain/errors.js';
+import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
+import type { Tokens } from '../domain/tokens.js';
+import type { AddressRecord, MailRecord, MailSummary, PurgeResult, Store } from '../storage/store.js';
+import { buildMetadata, parseMessage, readAttachment, type DecodedAttachment } from './parse.js';
+import { receivedHeader, type ReceivedTrace } from './received.js';
+
+export interface Envelope {
+  /** MAIL FROM; empty string for the null sender <>. */
+  sender: string;
+  recipients: AddressRecord[];
+  raw: Buffer;
+  trace: Omit<ReceivedTrace, 'recipient' | 'id' | 'date'>;
+}
+
+export interface DeliveredMail {
+  addressId: number;
+  uuid: string;
+}
+
+export interface MailServiceOptions {
+  store: Store;
+  tokens: Tokens;
+  names: NamePolicy;
+  mailTtlMs: number;
+  addressTtlMs: number;
+  /** Sessions live as long as their cookie. */
+  sessionTtlMs: number;
+  now?: () => number;
+}
+
+export type MailService = ReturnType<typeof createMailService>;
+
+const MAX_RANDOM_ATTEMPTS = 8;
+
+export function createMailService(opts: MailServiceOptions) {
+  const { store, tokens, names } = opts;
+  const now = opts.now ?? Date.now;
+  /** Emits 'mail' with a DeliveredMail after every committed delivery. */
+  const events = new EventEmitter();
+  events.setMaxListeners(0);
+
+  async function createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }> {
+    const domain = normalizeDomain(req.domain, names);
+    let record: AddressRecord | undefined;
+    if (req.name !== undefined) {
+      const local = normalizeName(req.name, names);
+      record = await store.createAddress(`${local}@${domain}`, now());
+      if (!record) throw conflict('That address is already taken; choose another name or omit "name" for a random one.');
+    } else {
+      for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) record = await store.createAddress(`${randomName()}@${domain}`, now());
+      if (!record) throw conflict('Could not find a free random name; try again.');
+    }
+    return { address: record, jwt: await tokens.sign({ address: record.address, addressId: record.id }) };
+  }
+
+  /** Resolves a JWT to its live address; a deleted or recreated address's token is refused. */
+  async function authenticate(jwt: string): Promise<AddressRecord> {
+    const claims = await tokens.verify(jwt, now());
+    if (!claims) throw unauthorized('Invalid or expired token.');
+    const record = await store.getAddress(claims.addressId);
+    if (!record || record.address !== claims.address || now() - record.createdAt > opts.addressTtlMs) throw unauthorized('This address no longer exists.');
+    return record;
+  }
+
+  /** The live address mail to `address` is delivered to, or undefined (RFC 5321 §3.3: refuse at RCPT). */
+  async function resolveRecipient(address: string): Promise<AddressRecord | undefined> {
+    const parts = splitAddress(address);
+    if (!parts || !names.domains.includes(parts.domain)) return undefined;
+    const record = await store.findAddress(`${parts.local}@${parts.domain}`);
+    return record && now() - record.createdAt <= opts.addressTtlMs ? record : undefined;
+  }
+
+  async function deliver(env: Envelope): Promise<DeliveredMail[]> {
+    const email = await parseMessage(env.raw);
+    const fromHeader = email?.from && !email.from.group ? email.from.address : undefined;
+    const source = env.sender || fromHeader || '';
+    const messageId = email?.messageId ?? '';
+    const createdAt = now();
+    const rows = env.recipients.map((rcpt) => {
+      const uuid = randomUUID();
+      const trace = receivedHeader({ ...env.trace, recipient: rcpt.address, id: uuid.slice(0, 8), date: new Date(createdAt) });
+      const raw = Buffer.concat([trace, env.raw]);
+      const metadata = JSON.stringify(buildMetadata(email, raw.length));
+      return { uuid, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
+    });
+    await store.insertMails(rows);
+    const delivered = rows.map((r) => ({ addressId: r.addressId, uuid: r.uuid }));
+    for (const d of delivered) events.emit('mail', d);
+    return delivered;
+  }
+
+  async function getMail(addressId: number, uuid: string): Promise<MailRecord> {
+    const mail = await store.getMail(addressId, uuid);
+    if (!mail) throw notFound('No such mail.');
+    return mail;
+  }
+
+  return {
+    events,
+    createAddress,
+    authenticate,
+    resolveRecipient,
+    deliver,
+    getMail,
+    tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
+    deleteAddress: (addressId: number) => store.deleteAddress(addressId),
+    listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
+      store.listMails(addressId, limit, offset),
+    async deleteMail(addressId: number, uuid: string): Promise<void> {
+      if (!(await store.softDeleteMail(addressId, uuid))) throw notFound('No such mail.');
+    },
+    clearInbox: (addressId: number) => store.clearMails(addressId),
+    async getAttachment(addressId: number, uuid: string, attachmentId: string): Promise<DecodedAttachment> {
+      const mail = await getMail(addressId, uuid);
+      const attachment = await readAttachment(mail.raw, attachmentId);
+      if (!attachment) throw notFound('No such attachment.');
+      return attachment;
+    },
+    /** Retention sweep (DESIGN.md "Retention"). */
+    sweep(): Promise<PurgeResult> {
+      const t = now();
+      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs });
+    },
+  };
+}

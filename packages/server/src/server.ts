@@ -1,0 +1,111 @@
+// Assembles the service: store, mail service, sessions, SMTP receiver, HTTP app
+// and the retention sweep. Tests build the whole thing through startServer on port 0.
+import { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import type { AddressInfo } from 'node:net';
+import { createChallenge } from './challenge/turnstile.js';
+import type { Config } from './config/index.js';
+import { resolveSecrets } from './config/secrets.js';
+import { createTokens } from './domain/tokens.js';
+import { buildHttp, type App } from './http/app.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { createMailService, type MailService } from './mail/service.js';
+import { createSessionService, SESSION_LIFETIME_SECONDS } from './sessions/service.js';
+import { createSmtpReceiver } from './smtp/smtp-receiver.js';
+import { createStore } from './storage/index.js';
+import type { Store } from './storage/store.js';
+
+export interface RunningServer {
+  config: Config;
+  httpPort: number;
+  smtpPort: number;
+  /** e.g. http://127.0.0.1:8080 (the bound host, or 127.0.0.1 for a wildcard host). */
+  httpUrl: string;
+  store: Store;
+  mail: MailService;
+  http: App;
+  /** Stops accepting, finishes what is in flight, and closes every connection. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  now?: () => number;
+}
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
+  const logger = opts.logger ?? pino({ level: config.logLevel });
+  const secrets = resolveSecrets(config.dataDir, { jwtSecret: config.jwtSecret, sessionSecret: config.sessionSecret });
+  const store = await createStore(config);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
+  const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
+  try {
+    if (redis) {
+      redis.on('error', (err) => logger.warn({ err }, 'redis error'));
+      await redis.connect();
+      cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
+    }
+    const now = opts.now ?? Date.now;
+    const mail = createMailService({
+      store,
+      tokens: createTokens(secrets.jwtSecret),
+      names: { customNames: config.customNames, blocklist: new Set(config.nameBlocklist), domains: config.mailDomains },
+      mailTtlMs: config.mailTtlMs,
+      addressTtlMs: config.addressTtlMs,
+      sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
+      now,
+    });
+    const http = await buildHttp({
+      config,
+      sessionSecret: secrets.sessionSecret,
+      store,
+      mail,
+      sessions: createSessionService(store, now),
+      challenge: createChallenge({ secret: config.turnstileSecretKey, verifyUrl: config.turnstileVerifyUrl }),
+      limiter: createRateLimiter(config.rateLimits, redis),
+      logger,
+    });
+    cleanups.unshift(() => http.close());
+    const smtp = createSmtpReceiver(
+      { host: config.smtpHost, port: config.smtpPort, hostname: config.smtpHostname, maxMessageBytes: config.maxMessageBytes, tlsCert: config.smtpTlsCert, tlsKey: config.smtpTlsKey },
+      mail,
+      logger,
+    );
+    const smtpPort = await smtp.listen();
+    cleanups.unshift(() => smtp.close());
+    await http.listen({ host: config.httpHost, port: config.httpPort });
+    const httpPort = (http.server.address() as AddressInfo).port;
+
+    const sweep = () =>
+      mail.sweep().then(
+        (r) => (r.mails || r.addresses || r.sessions) && logger.info(r, 'retention sweep purged'),
+        (err: unknown) => logger.error({ err }, 'retention sweep failed'),
+      );
+    void sweep();
+    const timer = setInterval(sweep, config.sweepIntervalMs);
+    timer.unref();
+
+    const host = ['0.0.0.0', '::', ''].includes(config.httpHost) ? '127.0.0.1' : config.httpHost;
+    logger.info({ http: httpPort, smtp: smtpPort, store: store.kind, domains: config.mailDomains }, 'temp-inbox started');
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      httpPort,
+      smtpPort,
+      httpUrl: `http://${host.includes(':') ? `[${host}]` : host}:${httpPort}`,
+      store,
+      mail,
+      http,
+      stop() {
+        stopping ??= (async () => {
+          clearInterval(timer);
+          for (const c of cleanups) await c();
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    for (const c of cleanups) await c().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,15 @@
+import { join } from 'node:path';
+import type { Config } from '../config/index.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
+import type { Store } from './store.js';
+
+export type { Store } from './store.js';
+
+/** Opens the backend the configuration selects: SQLite in DATA_DIR unless DATABASE_URL is set. */
+export async function createStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>): Promise<Store> {
+  if (config.databaseUrl) {
+    const { openPostgresStore } = await import('./postgres/postgres-store.js');
+    return openPostgresStore(config.databaseUrl);
+  }
+  return openSqliteStore(join(config.dataDir, 'temp-inbox.sqlite'));
+}

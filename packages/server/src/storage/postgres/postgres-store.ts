@@ -1,0 +1,264 @@
+// PostgreSQL backend for multi-node deployments. Same semantics as the SQLite
+// backend: every multi-statement operation is one transaction on one pooled
+// client, and insertMails resolves only after COMMIT, so SMTP answers 250 only
+// for stored mail. BIGINT columns (ids, ms timestamps, counts) arrive from pg as
+// strings and are converted to numbers here.
+import pg from 'pg';
+import type { AddressRecord, MailSummary, PurgeResult, SessionAddressRecord, Store } from '../store.js';
+import { MIGRATIONS } from './migrations.js';
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+interface AddressRow {
+  id: string;
+  address: string;
+  created_at: string;
+}
+
+interface MailRow {
+  id: string;
+  uuid: string;
+  source: string;
+  address: string;
+  metadata: string;
+  message_id: string;
+  created_at: string;
+  raw?: Buffer;
+}
+
+const toAddress = (r: AddressRow): AddressRecord => ({ id: Number(r.id), address: r.address, createdAt: Number(r.created_at) });
+
+const toSummary = (r: MailRow): MailSummary => ({
+  id: Number(r.id),
+  uuid: r.uuid,
+  source: r.source,
+  address: r.address,
+  metadata: r.metadata,
+  messageId: r.message_id,
+  createdAt: Number(r.created_at),
+});
+
+/** Double-quotes an SQL identifier. */
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+// First key of the two-key advisory lock taken while migrating ("ti" + "mg").
+const MIGRATION_LOCK = 0x74696d67;
+
+const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at';
+
+export async function openPostgresStore(url: string, options: { schema?: string } = {}): Promise<Store> {
+  const { schema } = options;
+  const setPath = schema === undefined ? undefined : `SET search_path TO ${quoteIdent(schema)}`;
+  const pool = new pg.Pool({
+    connectionString: url,
+    // Awaited by the pool before a new connection is handed out; when it fails
+    // the connection is closed and the checkout fails, so no query can ever run
+    // against the wrong schema.
+    onConnect: setPath === undefined ? undefined : async (client) => void (await client.query(setPath)),
+  });
+  // An idle client losing its connection must not crash the process; the pool
+  // drops it and the next checkout opens a fresh one.
+  pool.on('error', () => {});
+
+  async function transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      // A client whose rollback fails is in an unknown state: destroy it.
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+        broken = rollbackErr;
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  try {
+    await migrate(pool, schema);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+
+  const q = <R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []) => db.query<R>(text, values);
+  let closed = false;
+
+  return {
+    kind: 'postgres',
+    async createAddress(address, createdAt) {
+      const { rows } = await q<AddressRow>(
+        pool,
+        'INSERT INTO addresses (address, created_at) VALUES ($1, $2) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at',
+        [address, createdAt],
+      );
+      return rows[0] && toAddress(rows[0]);
+    },
+    async getAddress(id) {
+      const { rows } = await q<AddressRow>(pool, 'SELECT id, address, created_at FROM addresses WHERE id = $1', [id]);
+      return rows[0] && toAddress(rows[0]);
+    },
+    async findAddress(address) {
+      const { rows } = await q<AddressRow>(pool, 'SELECT id, address, created_at FROM addresses WHERE address = $1', [address]);
+      return rows[0] && toAddress(rows[0]);
+    },
+    async deleteAddress(id) {
+      const { rowCount } = await q(pool, 'DELETE FROM addresses WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    },
+    async insertMails(mails) {
+      if (mails.length === 0) return [];
+      return transaction(async (client) => {
+        const ids: number[] = [];
+        for (const m of mails) {
+          const { rows } = await q<{ id: string }>(
+            client,
+            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id',
+            [m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.raw, m.createdAt],
+          );
+          ids.push(Number(rows[0]!.id));
+        }
+        return ids;
+      });
+    },
+    async listMails(addressId, limit, offset) {
+      const { rows } = await q<MailRow>(
+        pool,
+        `SELECT ${MAIL_COLUMNS} FROM mails WHERE address_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+        [addressId, limit, offset],
+      );
+      // The count is only needed past a short first page.
+      let count = rows.length;
+      if (!(offset === 0 && rows.length < limit)) {
+        const res = await q<{ n: string }>(pool, 'SELECT count(*) AS n FROM mails WHERE address_id = $1 AND deleted_at IS NULL', [addressId]);
+        count = Number(res.rows[0]!.n);
+      }
+      return { results: rows.map(toSummary), count };
+    },
+    async getMail(addressId, uuid) {
+      const { rows } = await q<MailRow>(
+        pool,
+        `SELECT ${MAIL_COLUMNS}, raw FROM mails WHERE address_id = $1 AND uuid = $2 AND deleted_at IS NULL`,
+        [addressId, uuid],
+      );
+      const row = rows[0];
+      return row && { ...toSummary(row), raw: row.raw! };
+    },
+    async softDeleteMail(addressId, uuid) {
+      const { rowCount } = await q(pool, 'UPDATE mails SET deleted_at = $1 WHERE address_id = $2 AND uuid = $3 AND deleted_at IS NULL', [
+        Date.now(),
+        addressId,
+        uuid,
+      ]);
+      return (rowCount ?? 0) > 0;
+    },
+    async clearMails(addressId) {
+      const { rowCount } = await q(pool, 'UPDATE mails SET deleted_at = $1 WHERE address_id = $2 AND deleted_at IS NULL', [Date.now(), addressId]);
+      return rowCount ?? 0;
+    },
+    async createSession(id, createdAt) {
+      await q(pool, 'INSERT INTO sessions (id, active_address_id, created_at) VALUES ($1, NULL, $2)', [id, createdAt]);
+    },
+    async getSession(id) {
+      const { rows } = await q<{ id: string; active_address_id: string | null; created_at: string }>(
+        pool,
+        'SELECT id, active_address_id, created_at FROM sessions WHERE id = $1',
+        [id],
+      );
+      const row = rows[0];
+      return (
+        row && {
+          id: row.id,
+          activeAddressId: row.active_address_id === null ? null : Number(row.active_address_id),
+          createdAt: Number(row.created_at),
+        }
+      );
+    },
+    async addSessionAddress(sessionId, addressId, addedAt, max) {
+      await transaction(async (client) => {
+        // Serialises concurrent additions to one session so the trim sees them all.
+        await q(client, 'SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE', [sessionId]);
+        await q(
+          client,
+          'INSERT INTO session_addresses (session_id, address_id, added_at) VALUES ($1, $2, $3) ON CONFLICT (session_id, address_id) DO UPDATE SET added_at = excluded.added_at',
+          [sessionId, addressId, addedAt],
+        );
+        await q(
+          client,
+          'DELETE FROM session_addresses WHERE session_id = $1 AND address_id NOT IN (SELECT address_id FROM session_addresses WHERE session_id = $1 ORDER BY added_at DESC, address_id DESC LIMIT $2)',
+          [sessionId, max],
+        );
+        await q(client, 'UPDATE sessions SET active_address_id = $1 WHERE id = $2', [addressId, sessionId]);
+      });
+    },
+    async listSessionAddresses(sessionId) {
+      const { rows } = await q<AddressRow>(
+        pool,
+        'SELECT a.id, a.address, a.created_at FROM session_addresses s JOIN addresses a ON a.id = s.address_id WHERE s.session_id = $1 ORDER BY s.added_at ASC, a.id ASC',
+        [sessionId],
+      );
+      return rows.map((r): SessionAddressRecord => ({ addressId: Number(r.id), address: r.address, createdAt: Number(r.created_at) }));
+    },
+    async rotateSession(oldId, newId, activeAddressId) {
+      // session_addresses follows through ON UPDATE CASCADE.
+      const { rowCount } = await q(pool, 'UPDATE sessions SET id = $1, active_address_id = $2 WHERE id = $3', [newId, activeAddressId, oldId]);
+      return (rowCount ?? 0) > 0;
+    },
+    async deleteSession(id) {
+      const { rowCount } = await q(pool, 'DELETE FROM sessions WHERE id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    },
+    async purge(c) {
+      return transaction(async (client): Promise<PurgeResult> => {
+        // Addresses first: their mail goes with them through ON DELETE CASCADE
+        // (and, as in SQLite, is not counted in `mails`).
+        const addresses = (await q(client, 'DELETE FROM addresses WHERE created_at < $1', [c.addressBefore])).rowCount ?? 0;
+        const mails = (await q(client, 'DELETE FROM mails WHERE created_at < $1 OR deleted_at IS NOT NULL', [c.mailBefore])).rowCount ?? 0;
+        const sessions = (await q(client, 'DELETE FROM sessions WHERE created_at < $1', [c.sessionBefore])).rowCount ?? 0;
+        return { mails, addresses, sessions };
+      });
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    // Two nodes starting at once: the second waits here, then finds the work done.
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema ?? '']);
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+    const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations');
+    const version = rows[0]!.v;
+    if (version > MIGRATIONS.length) {
+      throw new Error(`The database schema (version ${version}) is newer than this server understands (${MIGRATIONS.length}).`);
+    }
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      await client.query(MIGRATIONS[v]!);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v + 1, Date.now()]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken = rollbackErr;
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,174 @@
+// SQLite backend: one file, WAL journal, synchronous transactions. A commit has
+// returned before insertMails resolves, so SMTP answers 250 only for stored mail.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AddressRecord, MailRecord, MailSummary, NewMail, PurgeResult, SessionAddressRecord, SessionRecord, Store } from '../store.js';
+import { MIGRATIONS } from './migrations.js';
+
+interface MailRow {
+  id: number;
+  uuid: string;
+  source: string;
+  address: string;
+  metadata: string;
+  message_id: string;
+  created_at: number;
+  raw?: Buffer;
+}
+
+const toSummary = (r: MailRow): MailSummary => ({
+  id: r.id,
+  uuid: r.uuid,
+  source: r.source,
+  address: r.address,
+  metadata: r.metadata,
+  messageId: r.message_id,
+  createdAt: r.created_at,
+});
+
+const toAddress = (r: { id: number; address: string; created_at: number }): AddressRecord => ({ id: r.id, address: r.address, createdAt: r.created_at });
+
+export function openSqliteStore(file: string): Store {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode: a committed transaction survives a process crash.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+
+  const q = {
+    insertAddress: db.prepare('INSERT INTO addresses (address, created_at) VALUES (?, ?) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at'),
+    getAddress: db.prepare('SELECT id, address, created_at FROM addresses WHERE id = ?'),
+    findAddress: db.prepare('SELECT id, address, created_at FROM addresses WHERE address = ?'),
+    deleteAddress: db.prepare('DELETE FROM addresses WHERE id = ?'),
+    insertMail: db.prepare(
+      'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at) VALUES (@uuid, @addressId, @address, @source, @messageId, @metadata, @raw, @createdAt)',
+    ),
+    listMails: db.prepare(
+      'SELECT id, uuid, source, address, metadata, message_id, created_at FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+    ),
+    countMails: db.prepare('SELECT count(*) AS n FROM mails WHERE address_id = ? AND deleted_at IS NULL').pluck(),
+    getMail: db.prepare(
+      'SELECT id, uuid, source, address, metadata, message_id, created_at, raw FROM mails WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL',
+    ),
+    softDelete: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL'),
+    clear: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND deleted_at IS NULL'),
+    createSession: db.prepare('INSERT INTO sessions (id, active_address_id, created_at) VALUES (?, NULL, ?)'),
+    getSession: db.prepare('SELECT id, active_address_id, created_at FROM sessions WHERE id = ?'),
+    upsertMember: db.prepare(
+      'INSERT INTO session_addresses (session_id, address_id, added_at) VALUES (?, ?, ?) ON CONFLICT (session_id, address_id) DO UPDATE SET added_at = excluded.added_at',
+    ),
+    trimMembers: db.prepare(
+      'DELETE FROM session_addresses WHERE session_id = ? AND address_id NOT IN (SELECT address_id FROM session_addresses WHERE session_id = ? ORDER BY added_at DESC, address_id DESC LIMIT ?)',
+    ),
+    setActive: db.prepare('UPDATE sessions SET active_address_id = ? WHERE id = ?'),
+    listMembers: db.prepare(
+      'SELECT a.id, a.address, a.created_at FROM session_addresses s JOIN addresses a ON a.id = s.address_id WHERE s.session_id = ? ORDER BY s.added_at ASC, a.id ASC',
+    ),
+    rotate: db.prepare('UPDATE sessions SET id = ?, active_address_id = ? WHERE id = ?'),
+    deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
+    purgeMails: db.prepare('DELETE FROM mails WHERE created_at < ? OR deleted_at IS NOT NULL'),
+    purgeAddresses: db.prepare('DELETE FROM addresses WHERE created_at < ?'),
+    purgeSessions: db.prepare('DELETE FROM sessions WHERE created_at < ?'),
+    ping: db.prepare('SELECT 1').pluck(),
+  };
+
+  const insertMails = db.transaction((mails: NewMail[]) => mails.map((m) => Number(q.insertMail.run(m).lastInsertRowid)));
+  const addMember = db.transaction((sessionId: string, addressId: number, addedAt: number, max: number) => {
+    q.upsertMember.run(sessionId, addressId, addedAt);
+    q.trimMembers.run(sessionId, sessionId, max);
+    q.setActive.run(addressId, sessionId);
+  });
+  const purge = db.transaction((c: { mailBefore: number; addressBefore: number; sessionBefore: number }): PurgeResult => {
+    // Addresses first: their mail goes with them through ON DELETE CASCADE.
+    const addresses = q.purgeAddresses.run(c.addressBefore).changes;
+    const mails = q.purgeMails.run(c.mailBefore).changes;
+    const sessions = q.purgeSessions.run(c.sessionBefore).changes;
+    return { mails, addresses, sessions };
+  });
+
+  return {
+    kind: 'sqlite',
+    async createAddress(address, createdAt) {
+      const row = q.insertAddress.get(address, createdAt) as { id: number; address: string; created_at: number } | undefined;
+      return row && toAddress(row);
+    },
+    async getAddress(id) {
+      const row = q.getAddress.get(id) as { id: number; address: string; created_at: number } | undefined;
+      return row && toAddress(row);
+    },
+    async findAddress(address) {
+      const row = q.findAddress.get(address) as { id: number; address: string; created_at: number } | undefined;
+      return row && toAddress(row);
+    },
+    async deleteAddress(id) {
+      return q.deleteAddress.run(id).changes > 0;
+    },
+    async insertMails(mails) {
+      return insertMails(mails);
+    },
+    async listMails(addressId, limit, offset) {
+      const rows = q.listMails.all(addressId, limit, offset) as MailRow[];
+      // The count is only needed past a short first page.
+      const count = offset === 0 && rows.length < limit ? rows.length : (q.countMails.get(addressId) as number);
+      return { results: rows.map(toSummary), count };
+    },
+    async getMail(addressId, uuid) {
+      const row = q.getMail.get(addressId, uuid) as MailRow | undefined;
+      return row && { ...toSummary(row), raw: row.raw! };
+    },
+    async softDeleteMail(addressId, uuid) {
+      return q.softDelete.run(Date.now(), addressId, uuid).changes > 0;
+    },
+    async clearMails(addressId) {
+      return q.clear.run(Date.now(), addressId).changes;
+    },
+    async createSession(id, createdAt) {
+      q.createSession.run(id, createdAt);
+    },
+    async getSession(id) {
+      const row = q.getSession.get(id) as { id: string; active_address_id: number | null; created_at: number } | undefined;
+      return row && { id: row.id, activeAddressId: row.active_address_id, createdAt: row.created_at };
+    },
+    async addSessionAddress(sessionId, addressId, addedAt, max) {
+      addMember(sessionId, addressId, addedAt, max);
+    },
+    async listSessionAddresses(sessionId) {
+      const rows = q.listMembers.all(sessionId) as { id: number; address: string; created_at: number }[];
+      return rows.map((r): SessionAddressRecord => ({ addressId: r.id, address: r.address, createdAt: r.created_at }));
+    },
+    async rotateSession(oldId, newId, activeAddressId) {
+      return q.rotate.run(newId, activeAddressId, oldId).changes > 0;
+    },
+    async deleteSession(id) {
+      return q.deleteSession.run(id).changes > 0;
+    },
+    async purge(cutoffs) {
+      return purge(cutoffs);
+    },
+    async ping() {
+      q.ping.get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new Error(`The database schema (version ${version}) is newer than this server understands (${MIGRATIONS.length}).`);
+  }
+  db.transaction(() => {
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    }
+  })();
+}
+
+export type { SessionRecord, MailRecord };

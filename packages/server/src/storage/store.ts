@@ -1,0 +1,92 @@
+// The storage contract every backend implements (SQLite here; PostgreSQL behind
+// the same interface). Rows are storage types; the HTTP layer maps them to the
+// API schemas, never sending a row as is.
+
+export interface AddressRecord {
+  id: number;
+  /** Lower-cased local@domain. */
+  address: string;
+  createdAt: number;
+}
+
+export interface NewMail {
+  uuid: string;
+  addressId: number;
+  address: string;
+  source: string;
+  messageId: string;
+  /** JSON text of MailMetadata. */
+  metadata: string;
+  raw: Buffer;
+  createdAt: number;
+}
+
+export interface MailSummary {
+  id: number;
+  uuid: string;
+  source: string;
+  address: string;
+  metadata: string;
+  messageId: string;
+  createdAt: number;
+}
+
+export interface MailRecord extends MailSummary {
+  raw: Buffer;
+}
+
+export interface SessionRecord {
+  id: string;
+  activeAddressId: number | null;
+  createdAt: number;
+}
+
+export interface SessionAddressRecord {
+  addressId: number;
+  address: string;
+  createdAt: number;
+}
+
+export interface PurgeResult {
+  mails: number;
+  addresses: number;
+  sessions: number;
+}
+
+export interface Store {
+  readonly kind: string;
+
+  /** Creates an address; undefined when a live address already has that name. */
+  createAddress(address: string, createdAt: number): Promise<AddressRecord | undefined>;
+  getAddress(id: number): Promise<AddressRecord | undefined>;
+  findAddress(address: string): Promise<AddressRecord | undefined>;
+  /** Removes an address, all its mail and its session memberships. */
+  deleteAddress(id: number): Promise<boolean>;
+
+  /** Stores mails in one transaction; resolves only after the commit. Returns their ids. */
+  insertMails(mails: NewMail[]): Promise<number[]>;
+  /** Live mails, newest first (ties by id), and the total count of live mails. */
+  listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
+  getMail(addressId: number, uuid: string): Promise<MailRecord | undefined>;
+  softDeleteMail(addressId: number, uuid: string): Promise<boolean>;
+  clearMails(addressId: number): Promise<number>;
+
+  createSession(id: string, createdAt: number): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  /**
+   * Adds an address to a session and makes it active. When the session then holds
+   * more than `max` addresses, the oldest memberships are dropped.
+   */
+  addSessionAddress(sessionId: string, addressId: number, addedAt: number, max: number): Promise<void>;
+  listSessionAddresses(sessionId: string): Promise<SessionAddressRecord[]>;
+  /** Moves a session to a new id (the old one stops existing) and sets its active address. */
+  rotateSession(oldId: string, newId: string, activeAddressId: number): Promise<boolean>;
+  deleteSession(id: string): Promise<boolean>;
+
+  /** Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted mail and sessions older than sessionBefore. */
+  purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number }): Promise<PurgeResult>;
+
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
