@@ -1,0 +1,669 @@
+// The one storage contract every backend must pass (after Inbucket's StoreSuite):
+// a table of cases, each run against a fresh store from the backend's factory.
+// The SQLite backend is the reference: these cases pin its observable semantics.
+// Only test files import this module.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { AddressRecord, MailSummary, NewMail, Store } from '../store.js';
+
+export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
+
+type Case = [name: string, run: (store: Store) => Promise<void>];
+
+export function storeContract(name: string, factory: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    let current: { store: Store; cleanup: () => Promise<void> } | undefined;
+    beforeEach(async () => {
+      current = await factory();
+    });
+    afterEach(async () => {
+      const c = current;
+      current = undefined;
+      if (c) await c.cleanup();
+    });
+    for (const [caseName, run] of CASES) {
+      it(caseName, async () => {
+        assert.ok(current, 'the factory did not produce a store');
+        await run(current.store);
+      });
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+const T0 = 1_700_000_000_000; // ms timestamps of realistic size (beyond 32 bits)
+
+let mailSeq = 0;
+
+function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> = {}): NewMail {
+  const n = ++mailSeq;
+  return {
+    uuid: randomUUID(),
+    addressId: to.id,
+    address: to.address,
+    source: `sender${n}@example.org`,
+    messageId: `<m${n}@example.org>`,
+    metadata: JSON.stringify({ subject: `mail ${n}`, attachments: [] }),
+    raw: Buffer.from(`Subject: mail ${n}\r\n\r\nbody ${n}\r\n`, 'latin1'),
+    createdAt,
+    ...over,
+  };
+}
+
+function summaryOf(m: NewMail, id: number): MailSummary {
+  return { id, uuid: m.uuid, source: m.source, address: m.address, metadata: m.metadata, messageId: m.messageId, createdAt: m.createdAt };
+}
+
+async function address(store: Store, name: string, createdAt = T0): Promise<AddressRecord> {
+  const a = await store.createAddress(name, createdAt);
+  assert.ok(a, `could not create ${name}`);
+  return a;
+}
+
+/** Inserts one mail per timestamp, one call each, and returns them with their ids. */
+async function mailsAt(store: Store, to: AddressRecord, times: number[]): Promise<{ mail: NewMail; id: number }[]> {
+  const out: { mail: NewMail; id: number }[] = [];
+  for (const t of times) {
+    const mail = newMail(to, t);
+    const [id] = await store.insertMails([mail]);
+    assert.equal(typeof id, 'number');
+    out.push({ mail, id: id! });
+  }
+  return out;
+}
+
+const uuidsOf = (r: { results: MailSummary[] }) => r.results.map((m) => m.uuid);
+
+async function members(store: Store, sessionId: string): Promise<string[]> {
+  return (await store.listSessionAddresses(sessionId)).map((m) => m.address);
+}
+
+// ---------------------------------------------------------------------------
+// Cases
+
+const CASES: Case[] = [
+  // --- addresses -----------------------------------------------------------
+  [
+    'createAddress returns the new record',
+    async (store) => {
+      const a = await store.createAddress('alice@example.com', T0);
+      assert.ok(a);
+      assert.ok(Number.isSafeInteger(a.id) && a.id > 0, `id ${a.id} is a positive integer`);
+      assert.deepEqual(a, { id: a.id, address: 'alice@example.com', createdAt: T0 });
+    },
+  ],
+  [
+    'createAddress returns undefined for a name that is taken, leaving the first untouched',
+    async (store) => {
+      const a = await address(store, 'alice@example.com', T0);
+      assert.equal(await store.createAddress('alice@example.com', T0 + 5), undefined);
+      assert.deepEqual(await store.findAddress('alice@example.com'), a);
+      assert.deepEqual(await store.getAddress(a.id), a);
+    },
+  ],
+  [
+    'createAddress hands out increasing ids',
+    async (store) => {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await address(store, `u${i}@example.com`)).id);
+      for (let i = 1; i < ids.length; i++) assert.ok(ids[i]! > ids[i - 1]!, `ids increase: ${ids.join(', ')}`);
+    },
+  ],
+  [
+    'a deleted name can be created again and gets a new, larger id (ids are never reused)',
+    async (store) => {
+      const a = await address(store, 'a@example.com', T0);
+      const b = await address(store, 'b@example.com', T0);
+      // Deleting the highest id is what exposes a reused rowid.
+      assert.equal(await store.deleteAddress(b.id), true);
+      const b2 = await address(store, 'b@example.com', T0 + 1);
+      assert.ok(b2.id > b.id, `new id ${b2.id} > old id ${b.id}`);
+      assert.equal(b2.createdAt, T0 + 1);
+      assert.equal(await store.getAddress(b.id), undefined);
+      assert.equal(await store.deleteAddress(a.id), true);
+      const a2 = await address(store, 'a@example.com', T0 + 2);
+      assert.ok(a2.id > b2.id, `new id ${a2.id} > every earlier id`);
+    },
+  ],
+  [
+    'getAddress and findAddress find live addresses only',
+    async (store) => {
+      const a = await address(store, 'alice@example.com', T0);
+      const b = await address(store, 'bob@example.com', T0 + 1);
+      assert.deepEqual(await store.getAddress(a.id), a);
+      assert.deepEqual(await store.getAddress(b.id), b);
+      assert.deepEqual(await store.findAddress('bob@example.com'), b);
+      assert.equal(await store.getAddress(b.id + 1000), undefined);
+      assert.equal(await store.findAddress('nobody@example.com'), undefined);
+      // Names are stored as given (the caller lower-cases); lookups are exact.
+      assert.equal(await store.findAddress('ALICE@example.com'), undefined);
+    },
+  ],
+  [
+    'deleteAddress returns true once, then false; unknown ids give false',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      assert.equal(await store.deleteAddress(a.id + 1000), false);
+      assert.equal(await store.deleteAddress(a.id), true);
+      assert.equal(await store.deleteAddress(a.id), false);
+      assert.equal(await store.getAddress(a.id), undefined);
+      assert.equal(await store.findAddress('alice@example.com'), undefined);
+    },
+  ],
+  [
+    'concurrent createAddress of one name: exactly one wins',
+    async (store) => {
+      const got = await Promise.all(Array.from({ length: 6 }, (_, i) => store.createAddress('race@example.com', T0 + i)));
+      const winners = got.filter((a) => a !== undefined);
+      assert.equal(winners.length, 1);
+      assert.deepEqual(await store.findAddress('race@example.com'), winners[0]);
+    },
+  ],
+
+  // --- mails ---------------------------------------------------------------
+  [
+    'insertMails stores several mails in one call and returns increasing ids',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      const batch = [newMail(a, T0 + 1), newMail(b, T0 + 2), newMail(a, T0 + 3)];
+      const ids = await store.insertMails(batch);
+      assert.equal(ids.length, 3);
+      for (const id of ids) assert.ok(Number.isSafeInteger(id) && id > 0);
+      assert.ok(ids[0]! < ids[1]! && ids[1]! < ids[2]!, `ids increase: ${ids.join(', ')}`);
+      const [more] = await store.insertMails([newMail(b, T0 + 4)]);
+      assert.ok(more! > ids[2]!);
+      assert.deepEqual((await store.listMails(a.id, 10, 0)).count, 2);
+      assert.deepEqual((await store.listMails(b.id, 10, 0)).count, 2);
+    },
+  ],
+  [
+    'insertMails of nothing returns []',
+    async (store) => {
+      assert.deepEqual(await store.insertMails([]), []);
+    },
+  ],
+  [
+    'insertMails is atomic: a failing mail stores none of its batch',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const existing = newMail(a, T0);
+      await store.insertMails([existing]);
+      // Duplicate uuid of a stored mail, second in the batch.
+      const first = newMail(a, T0 + 1);
+      await assert.rejects(store.insertMails([first, newMail(a, T0 + 2, { uuid: existing.uuid })]));
+      // Duplicate uuid inside one batch.
+      const twin = newMail(a, T0 + 3);
+      await assert.rejects(store.insertMails([twin, { ...twin, createdAt: T0 + 4 }]));
+      // Unknown address.
+      const orphan = newMail({ id: a.id + 1000, address: 'ghost@example.com', createdAt: T0 }, T0 + 5);
+      const third = newMail(a, T0 + 6);
+      await assert.rejects(store.insertMails([third, orphan]));
+
+      const list = await store.listMails(a.id, 10, 0);
+      assert.deepEqual(uuidsOf(list), [existing.uuid]);
+      assert.equal(list.count, 1);
+      for (const m of [first, twin, third]) assert.equal(await store.getMail(a.id, m.uuid), undefined);
+      // The store still works after the rollbacks.
+      await store.insertMails([first]);
+      assert.equal((await store.listMails(a.id, 10, 0)).count, 2);
+    },
+  ],
+  [
+    'concurrent insertMails all land, with distinct ids',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const batches = Array.from({ length: 5 }, (_, i) => [newMail(a, T0 + i), newMail(a, T0 + i)]);
+      const ids = (await Promise.all(batches.map((b) => store.insertMails(b)))).flat();
+      assert.equal(new Set(ids).size, 10);
+      assert.equal((await store.listMails(a.id, 100, 0)).count, 10);
+    },
+  ],
+  [
+    'listMails returns summaries without raw, field for field',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const m = newMail(a, T0 + 42, {
+        source: 'Ünïcødé <sender@example.org>',
+        messageId: '<id-ü@example.org>',
+        metadata: JSON.stringify({ subject: 'héllo ✉️ 𝄞', from: { name: 'Zoë' }, n: 1.5, nested: [null, true] }),
+      });
+      const [id] = await store.insertMails([m]);
+      const list = await store.listMails(a.id, 10, 0);
+      assert.deepEqual(list, { results: [summaryOf(m, id!)], count: 1 });
+      assert.equal('raw' in list.results[0]!, false);
+    },
+  ],
+  [
+    'listMails is newest first by createdAt, ties broken by id descending',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      // Inserted out of order, some in one batch, with equal timestamps.
+      const times = [T0 + 100, T0 + 300, T0 + 200, T0 + 300, T0 + 100];
+      const single = await mailsAt(store, a, times.slice(0, 2));
+      const batch = times.slice(2).map((t) => newMail(a, t));
+      const batchIds = await store.insertMails(batch);
+      const all = [...single, ...batch.map((mail, i) => ({ mail, id: batchIds[i]! }))];
+      const expected = [...all].sort((x, y) => y.mail.createdAt - x.mail.createdAt || y.id - x.id).map((x) => summaryOf(x.mail, x.id));
+      const list = await store.listMails(a.id, 10, 0);
+      assert.deepEqual(list.results, expected);
+      assert.equal(list.count, 5);
+      // Spelled out: 300 (later id), 300, 200, 100 (later id), 100.
+      assert.deepEqual(
+        list.results.map((r) => r.id),
+        [all[3]!.id, all[1]!.id, all[2]!.id, all[4]!.id, all[0]!.id],
+      );
+    },
+  ],
+  [
+    'listMails pages with limit/offset, and count is the live total at every offset',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const inserted = await mailsAt(store, a, [T0 + 1, T0 + 2, T0 + 3, T0 + 4, T0 + 5]);
+      const newestFirst = inserted.map((x) => x.mail.uuid).reverse();
+      const page = (limit: number, offset: number) => store.listMails(a.id, limit, offset);
+
+      assert.deepEqual(uuidsOf(await page(2, 0)), newestFirst.slice(0, 2));
+      assert.deepEqual(uuidsOf(await page(2, 2)), newestFirst.slice(2, 4));
+      assert.deepEqual(uuidsOf(await page(2, 4)), newestFirst.slice(4));
+      assert.deepEqual(uuidsOf(await page(3, 1)), newestFirst.slice(1, 4));
+      for (const [limit, offset] of [
+        [2, 0],
+        [2, 2],
+        [2, 4],
+        [5, 0], // a full first page
+        [10, 0], // a short first page
+        [1, 4],
+        [10, 3],
+      ] as const) {
+        assert.equal((await page(limit, offset)).count, 5, `count at limit ${limit} offset ${offset}`);
+      }
+      for (const offset of [5, 6, 100]) {
+        assert.deepEqual(await page(2, offset), { results: [], count: 5 }, `past the end at offset ${offset}`);
+      }
+    },
+  ],
+  [
+    'listMails of an address without mail (or an unknown one) is empty',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      assert.deepEqual(await store.listMails(a.id, 10, 0), { results: [], count: 0 });
+      assert.deepEqual(await store.listMails(a.id, 10, 20), { results: [], count: 0 });
+      assert.deepEqual(await store.listMails(a.id + 1000, 10, 0), { results: [], count: 0 });
+    },
+  ],
+  [
+    'getMail returns the full record with the raw bytes exactly as stored',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const raw = Buffer.concat([
+        Buffer.from('Subject: bytes\r\nContent-Type: application/octet-stream\r\n\r\n', 'latin1'),
+        Buffer.from([0xff, 0x00, 0xfe, 0x80, 0x0d, 0x0a, 0x00, 0x00, 0xc3, 0x28, 0x0a, 0x0d, 0x5c, 0x78, 0x27, 0x22]),
+        Buffer.from('\r\n.\r\n', 'latin1'),
+      ]);
+      const m = newMail(a, T0 + 7, { raw });
+      const [id] = await store.insertMails([m]);
+      const got = await store.getMail(a.id, m.uuid);
+      assert.ok(got);
+      assert.ok(Buffer.isBuffer(got.raw), 'raw is a Buffer');
+      assert.equal(Buffer.compare(got.raw, raw), 0, 'raw is byte-exact');
+      assert.deepEqual(got, { ...summaryOf(m, id!), raw });
+    },
+  ],
+  [
+    'getMail round-trips a large raw message',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const raw = Buffer.alloc(3 * 1024 * 1024 + 7);
+      for (let i = 0; i < raw.length; i++) raw[i] = (i * 131 + (i >> 9)) & 0xff;
+      const m = newMail(a, T0, { raw });
+      await store.insertMails([m]);
+      const got = await store.getMail(a.id, m.uuid);
+      assert.ok(got);
+      assert.equal(got.raw.length, raw.length);
+      assert.ok(got.raw.equals(raw), 'raw is byte-exact');
+    },
+  ],
+  [
+    'getMail of an unknown uuid is undefined',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      await mailsAt(store, a, [T0]);
+      assert.equal(await store.getMail(a.id, randomUUID()), undefined);
+    },
+  ],
+  [
+    "addresses are isolated: another address's mail cannot be listed, read, deleted or cleared",
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      const [ma] = await mailsAt(store, a, [T0 + 1, T0 + 2]);
+      const [mb] = await mailsAt(store, b, [T0 + 3]);
+      assert.equal(await store.getMail(b.id, ma!.mail.uuid), undefined);
+      assert.equal(await store.getMail(a.id, mb!.mail.uuid), undefined);
+      assert.equal(await store.softDeleteMail(b.id, ma!.mail.uuid), false);
+      assert.deepEqual(uuidsOf(await store.listMails(b.id, 10, 0)), [mb!.mail.uuid]);
+      assert.equal(await store.clearMails(b.id), 1);
+      assert.equal((await store.listMails(a.id, 10, 0)).count, 2);
+      assert.ok(await store.getMail(a.id, ma!.mail.uuid));
+    },
+  ],
+  [
+    'softDeleteMail hides a mail from listMails, its count and getMail',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const [m1, m2, m3] = await mailsAt(store, a, [T0 + 1, T0 + 2, T0 + 3]);
+      assert.equal(await store.softDeleteMail(a.id, m2!.mail.uuid), true);
+      assert.equal(await store.softDeleteMail(a.id, m2!.mail.uuid), false, 'already deleted');
+      assert.equal(await store.softDeleteMail(a.id, randomUUID()), false, 'unknown uuid');
+      assert.equal(await store.getMail(a.id, m2!.mail.uuid), undefined);
+      assert.deepEqual(uuidsOf(await store.listMails(a.id, 10, 0)), [m3!.mail.uuid, m1!.mail.uuid]);
+      assert.equal((await store.listMails(a.id, 10, 0)).count, 2);
+      assert.deepEqual(await store.listMails(a.id, 1, 1), { results: [summaryOf(m1!.mail, m1!.id)], count: 2 });
+      assert.deepEqual(await store.listMails(a.id, 1, 2), { results: [], count: 2 });
+      // The uuid stays taken until the purge removes the row.
+      await assert.rejects(store.insertMails([newMail(a, T0 + 4, { uuid: m2!.mail.uuid })]));
+    },
+  ],
+  [
+    'clearMails soft-deletes every live mail of the address and returns how many',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const [m1] = await mailsAt(store, a, [T0 + 1, T0 + 2, T0 + 3]);
+      await store.softDeleteMail(a.id, m1!.mail.uuid);
+      assert.equal(await store.clearMails(a.id), 2, 'already deleted mail is not counted');
+      assert.equal(await store.clearMails(a.id), 0);
+      assert.deepEqual(await store.listMails(a.id, 10, 0), { results: [], count: 0 });
+      assert.equal(await store.clearMails(a.id + 1000), 0, 'unknown address');
+      const [fresh] = await mailsAt(store, a, [T0 + 4]);
+      assert.deepEqual(uuidsOf(await store.listMails(a.id, 10, 0)), [fresh!.mail.uuid]);
+    },
+  ],
+  [
+    'deleting an address removes its mails',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      const gone = await mailsAt(store, a, [T0 + 1, T0 + 2]);
+      const [kept] = await mailsAt(store, b, [T0 + 3]);
+      await store.softDeleteMail(a.id, gone[1]!.mail.uuid);
+      assert.equal(await store.deleteAddress(a.id), true);
+      assert.deepEqual(await store.listMails(a.id, 10, 0), { results: [], count: 0 });
+      assert.equal(await store.getMail(a.id, gone[0]!.mail.uuid), undefined);
+      const a2 = await address(store, 'alice@example.com', T0 + 10);
+      assert.deepEqual(await store.listMails(a2.id, 10, 0), { results: [], count: 0 }, 'the new address inherits nothing');
+      // The rows are really gone (live and soft-deleted): their uuids are free again.
+      await store.insertMails(gone.map((g) => newMail(a2, T0 + 11, { uuid: g.mail.uuid })));
+      assert.equal((await store.listMails(a2.id, 10, 0)).count, 2);
+      assert.deepEqual(uuidsOf(await store.listMails(b.id, 10, 0)), [kept!.mail.uuid]);
+    },
+  ],
+
+  // --- sessions ------------------------------------------------------------
+  [
+    'createSession / getSession: a new session has no active address and no members',
+    async (store) => {
+      await store.createSession('s1', T0);
+      assert.deepEqual(await store.getSession('s1'), { id: 's1', activeAddressId: null, createdAt: T0 });
+      assert.deepEqual(await store.listSessionAddresses('s1'), []);
+      assert.equal(await store.getSession('nope'), undefined);
+      assert.deepEqual(await store.listSessionAddresses('nope'), []);
+      await assert.rejects(store.createSession('s1', T0 + 1), 'session ids are unique');
+      assert.deepEqual(await store.getSession('s1'), { id: 's1', activeAddressId: null, createdAt: T0 });
+    },
+  ],
+  [
+    'addSessionAddress adds a member and makes it active; members list oldest-added first',
+    async (store) => {
+      const a = await address(store, 'a@example.com', T0 + 100);
+      const b = await address(store, 'b@example.com', T0 + 50);
+      await store.createSession('s1', T0);
+      await store.addSessionAddress('s1', a.id, T0 + 1, 3);
+      assert.deepEqual(await store.getSession('s1'), { id: 's1', activeAddressId: a.id, createdAt: T0 });
+      await store.addSessionAddress('s1', b.id, T0 + 2, 3);
+      assert.equal((await store.getSession('s1'))?.activeAddressId, b.id);
+      // createdAt is the address's, not the time it joined the session.
+      assert.deepEqual(await store.listSessionAddresses('s1'), [
+        { addressId: a.id, address: a.address, createdAt: T0 + 100 },
+        { addressId: b.id, address: b.address, createdAt: T0 + 50 },
+      ]);
+    },
+  ],
+  [
+    're-adding a member refreshes it: it moves to the end and becomes active',
+    async (store) => {
+      const [a, b, c] = [await address(store, 'a@x.test'), await address(store, 'b@x.test'), await address(store, 'c@x.test')];
+      await store.createSession('s1', T0);
+      await store.addSessionAddress('s1', a.id, T0 + 1, 2);
+      await store.addSessionAddress('s1', b.id, T0 + 2, 2);
+      await store.addSessionAddress('s1', a.id, T0 + 3, 2);
+      assert.deepEqual(await members(store, 's1'), ['b@x.test', 'a@x.test']);
+      assert.equal((await store.getSession('s1'))?.activeAddressId, a.id);
+      // b is now the oldest member, so it is the one dropped.
+      await store.addSessionAddress('s1', c.id, T0 + 4, 2);
+      assert.deepEqual(await members(store, 's1'), ['a@x.test', 'c@x.test']);
+      assert.equal((await store.getSession('s1'))?.activeAddressId, c.id);
+    },
+  ],
+  [
+    'with max 3, a fourth address drops the oldest membership (the address itself stays)',
+    async (store) => {
+      const addrs: AddressRecord[] = [];
+      for (const n of ['a', 'b', 'c', 'd']) addrs.push(await address(store, `${n}@x.test`));
+      await store.createSession('s1', T0);
+      for (const [i, a] of addrs.entries()) await store.addSessionAddress('s1', a.id, T0 + i, 3);
+      assert.deepEqual(await members(store, 's1'), ['b@x.test', 'c@x.test', 'd@x.test']);
+      assert.equal((await store.getSession('s1'))?.activeAddressId, addrs[3]!.id);
+      assert.deepEqual(await store.getAddress(addrs[0]!.id), addrs[0]);
+    },
+  ],
+  [
+    'membership ties on addedAt are ordered by address id; the trim drops the lowest id',
+    async (store) => {
+      const [a, b, c] = [await address(store, 'a@x.test'), await address(store, 'b@x.test'), await address(store, 'c@x.test')];
+      await store.createSession('s1', T0);
+      // Added in reverse id order, all at the same instant.
+      await store.addSessionAddress('s1', c.id, T0 + 1, 2);
+      await store.addSessionAddress('s1', b.id, T0 + 1, 2);
+      assert.deepEqual(await members(store, 's1'), ['b@x.test', 'c@x.test']);
+      await store.addSessionAddress('s1', a.id, T0 + 1, 2);
+      assert.deepEqual(await members(store, 's1'), ['b@x.test', 'c@x.test']);
+      // The newest call still sets the active address, even though a was trimmed at once.
+      assert.equal((await store.getSession('s1'))?.activeAddressId, a.id);
+    },
+  ],
+  [
+    'sessions are independent: one address may belong to several',
+    async (store) => {
+      const [a, b] = [await address(store, 'a@x.test'), await address(store, 'b@x.test')];
+      await store.createSession('s1', T0);
+      await store.createSession('s2', T0);
+      await store.addSessionAddress('s1', a.id, T0 + 1, 1);
+      await store.addSessionAddress('s2', a.id, T0 + 2, 1);
+      await store.addSessionAddress('s2', b.id, T0 + 3, 1);
+      assert.deepEqual(await members(store, 's1'), ['a@x.test']);
+      assert.deepEqual(await members(store, 's2'), ['b@x.test']);
+    },
+  ],
+  [
+    'addSessionAddress to an unknown session rejects and creates nothing',
+    async (store) => {
+      const a = await address(store, 'a@x.test');
+      await assert.rejects(store.addSessionAddress('ghost', a.id, T0, 3));
+      assert.equal(await store.getSession('ghost'), undefined);
+      assert.deepEqual(await store.listSessionAddresses('ghost'), []);
+    },
+  ],
+  [
+    'concurrent addSessionAddress calls never leave more than max members',
+    async (store) => {
+      const addrs: AddressRecord[] = [];
+      for (let i = 0; i < 6; i++) addrs.push(await address(store, `m${i}@x.test`));
+      await store.createSession('s1', T0);
+      await Promise.all(addrs.map((a, i) => store.addSessionAddress('s1', a.id, T0 + i, 2)));
+      assert.deepEqual(await members(store, 's1'), ['m4@x.test', 'm5@x.test']);
+    },
+  ],
+  [
+    'rotateSession moves the session, its members and creation time to the new id and sets the active address',
+    async (store) => {
+      const [a, b] = [await address(store, 'a@x.test'), await address(store, 'b@x.test')];
+      await store.createSession('old', T0);
+      await store.addSessionAddress('old', a.id, T0 + 1, 3);
+      await store.addSessionAddress('old', b.id, T0 + 2, 3);
+      assert.equal(await store.rotateSession('old', 'new', a.id), true);
+      assert.equal(await store.getSession('old'), undefined);
+      assert.deepEqual(await store.listSessionAddresses('old'), []);
+      assert.deepEqual(await store.getSession('new'), { id: 'new', activeAddressId: a.id, createdAt: T0 });
+      assert.deepEqual(await members(store, 'new'), ['a@x.test', 'b@x.test']);
+      // The new id works like any session; the old id is free again and starts empty.
+      await store.addSessionAddress('new', a.id, T0 + 3, 3);
+      assert.deepEqual(await members(store, 'new'), ['b@x.test', 'a@x.test']);
+      await store.createSession('old', T0 + 5);
+      assert.deepEqual(await store.listSessionAddresses('old'), []);
+    },
+  ],
+  [
+    'rotateSession of an unknown id returns false and creates nothing',
+    async (store) => {
+      const a = await address(store, 'a@x.test');
+      assert.equal(await store.rotateSession('ghost', 'new', a.id), false);
+      assert.equal(await store.getSession('new'), undefined);
+      assert.equal(await store.getSession('ghost'), undefined);
+    },
+  ],
+  [
+    'deleteSession removes the session and its memberships, not the addresses',
+    async (store) => {
+      const a = await address(store, 'a@x.test');
+      await store.createSession('s1', T0);
+      await store.addSessionAddress('s1', a.id, T0 + 1, 3);
+      assert.equal(await store.deleteSession('s1'), true);
+      assert.equal(await store.deleteSession('s1'), false);
+      assert.equal(await store.deleteSession('ghost'), false);
+      assert.equal(await store.getSession('s1'), undefined);
+      assert.deepEqual(await store.listSessionAddresses('s1'), []);
+      assert.deepEqual(await store.getAddress(a.id), a);
+      await store.createSession('s1', T0 + 2);
+      assert.deepEqual(await store.listSessionAddresses('s1'), [], 'a re-created id starts empty');
+    },
+  ],
+  [
+    'deleting an address removes it from sessions and clears it where it was active',
+    async (store) => {
+      const [a, b] = [await address(store, 'a@x.test'), await address(store, 'b@x.test')];
+      await store.createSession('s1', T0);
+      await store.createSession('s2', T0);
+      await store.addSessionAddress('s1', a.id, T0 + 1, 3);
+      await store.addSessionAddress('s1', b.id, T0 + 2, 3); // s1: active b
+      await store.addSessionAddress('s2', b.id, T0 + 1, 3);
+      await store.addSessionAddress('s2', a.id, T0 + 2, 3); // s2: active a
+      assert.equal(await store.deleteAddress(a.id), true);
+      assert.deepEqual(await members(store, 's1'), ['b@x.test']);
+      assert.deepEqual(await members(store, 's2'), ['b@x.test']);
+      assert.equal((await store.getSession('s1'))?.activeAddressId, b.id, 'untouched where not active');
+      assert.deepEqual(await store.getSession('s2'), { id: 's2', activeAddressId: null, createdAt: T0 });
+    },
+  ],
+
+  // --- purge ---------------------------------------------------------------
+  [
+    'purge removes old and soft-deleted mail, old addresses with their mail, and old sessions',
+    async (store) => {
+      const cut = T0 + 1000;
+      const oldAddr = await address(store, 'old@x.test', T0);
+      const edgeAddr = await address(store, 'edge@x.test', cut); // exactly at the cutoff: kept
+      const fresh = await address(store, 'fresh@x.test', cut + 1);
+      // oldAddr's mails go with it (and, as in the reference backend, are not counted in `mails`).
+      const [oldAddrOldMail, oldAddrNewMail] = await mailsAt(store, oldAddr, [T0, cut + 5]);
+      const [oldMail, edgeMail, newMail1, deletedNewMail] = await mailsAt(store, fresh, [T0 + 1, cut, cut + 2, cut + 3]);
+      await store.softDeleteMail(fresh.id, deletedNewMail!.mail.uuid);
+      const [edgeAddrMail] = await mailsAt(store, edgeAddr, [cut + 4]);
+
+      await store.createSession('s-old', T0);
+      await store.addSessionAddress('s-old', fresh.id, cut + 1, 3);
+      await store.createSession('s-edge', cut);
+      await store.createSession('s-new', cut + 1);
+      await store.addSessionAddress('s-new', fresh.id, cut + 1, 3);
+      await store.addSessionAddress('s-new', oldAddr.id, cut + 2, 3); // active, and purged
+
+      const result = await store.purge({ mailBefore: cut, addressBefore: cut, sessionBefore: cut });
+      assert.deepEqual(result, { mails: 2, addresses: 1, sessions: 1 });
+
+      assert.equal(await store.getAddress(oldAddr.id), undefined);
+      assert.equal(await store.findAddress('old@x.test'), undefined);
+      assert.deepEqual(await store.getAddress(edgeAddr.id), edgeAddr);
+      assert.deepEqual(await store.getAddress(fresh.id), fresh);
+      assert.deepEqual(await store.listMails(oldAddr.id, 10, 0), { results: [], count: 0 });
+      assert.equal(await store.getMail(oldAddr.id, oldAddrNewMail!.mail.uuid), undefined);
+      assert.deepEqual(uuidsOf(await store.listMails(fresh.id, 10, 0)), [newMail1!.mail.uuid, edgeMail!.mail.uuid]);
+      assert.equal(await store.getMail(fresh.id, oldMail!.mail.uuid), undefined);
+      assert.deepEqual(uuidsOf(await store.listMails(edgeAddr.id, 10, 0)), [edgeAddrMail!.mail.uuid]);
+      // Purged rows are really gone: every purged uuid can be stored again.
+      await store.insertMails(
+        [oldAddrOldMail, oldAddrNewMail, oldMail, deletedNewMail].map((m) => newMail(fresh, cut + 10, { uuid: m!.mail.uuid })),
+      );
+
+      assert.equal(await store.getSession('s-old'), undefined);
+      assert.deepEqual(await store.listSessionAddresses('s-old'), []);
+      assert.deepEqual(await store.getSession('s-edge'), { id: 's-edge', activeAddressId: null, createdAt: cut });
+      assert.deepEqual(await store.getSession('s-new'), { id: 's-new', activeAddressId: null, createdAt: cut + 1 });
+      assert.deepEqual(await members(store, 's-new'), ['fresh@x.test']);
+    },
+  ],
+  [
+    'purge uses independent cutoffs',
+    async (store) => {
+      const a = await address(store, 'a@x.test', T0);
+      await mailsAt(store, a, [T0, T0 + 10]);
+      await store.createSession('s1', T0);
+      // Only mail older than T0 + 5 goes; the address and session stay.
+      assert.deepEqual(await store.purge({ mailBefore: T0 + 5, addressBefore: T0, sessionBefore: T0 }), { mails: 1, addresses: 0, sessions: 0 });
+      assert.equal((await store.listMails(a.id, 10, 0)).count, 1);
+      assert.ok(await store.getSession('s1'));
+      // Only the session goes.
+      assert.deepEqual(await store.purge({ mailBefore: T0, addressBefore: T0, sessionBefore: T0 + 1 }), { mails: 0, addresses: 0, sessions: 1 });
+      assert.ok(await store.getAddress(a.id));
+      // Only the address goes (its remaining mail with it, uncounted).
+      assert.deepEqual(await store.purge({ mailBefore: T0, addressBefore: T0 + 1, sessionBefore: T0 }), { mails: 0, addresses: 1, sessions: 0 });
+      assert.equal(await store.getAddress(a.id), undefined);
+    },
+  ],
+  [
+    'purge with nothing to do returns zeros',
+    async (store) => {
+      assert.deepEqual(await store.purge({ mailBefore: T0, addressBefore: T0, sessionBefore: T0 }), { mails: 0, addresses: 0, sessions: 0 });
+      const a = await address(store, 'a@x.test', T0);
+      await mailsAt(store, a, [T0]);
+      await store.createSession('s1', T0);
+      assert.deepEqual(await store.purge({ mailBefore: T0, addressBefore: T0, sessionBefore: T0 }), { mails: 0, addresses: 0, sessions: 0 });
+      assert.equal((await store.listMails(a.id, 10, 0)).count, 1);
+    },
+  ],
+
+  // --- lifecycle -----------------------------------------------------------
+  [
+    'kind names the backend',
+    async (store) => {
+      assert.equal(typeof store.kind, 'string');
+      assert.ok(store.kind.length > 0);
+    },
+  ],
+  [
+    'ping resolves',
+    async (store) => {
+      await store.ping();
+      await store.ping();
+    },
+  ],
+  [
+    'close resolves, and closing twice is harmless',
+    async (store) => {
+      await store.close();
+      await store.close();
+    },
+  ],
+];
