@@ -137,8 +137,8 @@ export function parseTrustProxy(raw: string): TrustProxy | undefined {
 }
 
 export const CONFIG_VARIABLES: VariableSpec[] = [
-  { name: 'HTTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the HTTP API and web UI listen on.', set: (c, r) => (c.httpHost = host(r)) },
-  { name: 'HTTP_PORT', default: '8080', accepts: '0..65535', description: 'Port of the HTTP API and web UI (0 picks a free port).', set: (c, r) => (c.httpPort = port(r)) },
+  { name: 'HTTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the HTTP API listens on.', set: (c, r) => (c.httpHost = host(r)) },
+  { name: 'HTTP_PORT', default: '8080', accepts: '0..65535', description: 'Port of the HTTP API (0 picks a free port).', set: (c, r) => (c.httpPort = port(r)) },
   { name: 'SMTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the SMTP receiver listens on.', set: (c, r) => (c.smtpHost = host(r)) },
   { name: 'SMTP_PORT', default: '2525', accepts: '0..65535', description: 'Port of the SMTP receiver (use 25 in production).', set: (c, r) => (c.smtpPort = port(r)) },
   { name: 'SMTP_HOSTNAME', default: '(the machine host name)', accepts: 'host name', description: 'Name the SMTP server greets with and writes into Received: lines.', set: (c, r) => (c.smtpHostname = host(r)) },

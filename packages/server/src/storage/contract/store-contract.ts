@@ -328,6 +328,17 @@ const CASES: Case[] = [
     },
   ],
   [
+    'getMail round-trips an empty raw message as an empty Buffer',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const m = newMail(a, T0, { raw: Buffer.alloc(0) });
+      await store.insertMails([m]);
+      const got = await store.getMail(a.id, m.uuid);
+      assert.ok(got && Buffer.isBuffer(got.raw));
+      assert.equal(got.raw.length, 0);
+    },
+  ],
+  [
     'getMail of an unknown uuid is undefined',
     async (store) => {
       const a = await address(store, 'alice@example.com');

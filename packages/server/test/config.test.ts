@@ -1,0 +1,96 @@
+// The configuration contract (DESIGN.md "Configuration").
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, CONFIG_VARIABLES, loadConfig, parseTrustProxy } from '../src/config/index.js';
+import { withConfigTable } from '../src/config/table.js';
+import { runExpectingFailure, startProcess } from './helpers/process.js';
+import { tmp } from './helpers/harness.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.httpPort, 8080);
+    assert.equal(c.smtpPort, 2525);
+    assert.equal(c.httpHost, '0.0.0.0');
+    assert.equal(c.dataDir, './data');
+    assert.deepEqual(c.mailDomains, ['temp-inbox.localhost']);
+    assert.equal(c.customNames, true);
+    assert.deepEqual(c.nameBlocklist, ['postmaster', 'abuse', 'admin', 'root', 'hostmaster', 'webmaster', 'noreply']);
+    assert.equal(c.maxMessageBytes, 10485760);
+    assert.equal(c.mailTtlMs, 7 * 86_400_000);
+    assert.equal(c.addressTtlMs, 7 * 86_400_000);
+    assert.deepEqual(c.rateLimits.NEW_ADDRESS, { max: 10, windowSeconds: 60 });
+    assert.deepEqual(c.rateLimits.MAILS, { max: 60, windowSeconds: 60 });
+    assert.deepEqual(c.rateLimits.SWITCH_ADDRESS, { max: 30, windowSeconds: 60 });
+    assert.equal(c.trustProxy, undefined);
+    assert.equal(c.turnstileSecretKey, undefined);
+  });
+
+  it('parses every documented form', () => {
+    const c = loadConfig({
+      MAIL_DOMAINS: 'A.test, b.test',
+      RATE_LIMIT_MAILS: '5/10',
+      RATE_LIMIT_MAIL: '0',
+      CUSTOM_NAMES: 'false',
+      MAIL_TTL: '12h',
+      TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
+      DATABASE_URL: 'postgres://u@h/db',
+    });
+    assert.deepEqual(c.mailDomains, ['a.test', 'b.test']);
+    assert.deepEqual(c.rateLimits.MAILS, { max: 5, windowSeconds: 10 });
+    assert.equal(c.rateLimits.MAIL.max, 0);
+    assert.equal(c.customNames, false);
+    assert.equal(c.mailTtlMs, 12 * 3_600_000);
+    assert.deepEqual(c.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+    assert.equal(parseTrustProxy('true'), true);
+    assert.equal(parseTrustProxy('2'), 2);
+  });
+
+  const bad: [string, string][] = [
+    ['HTTP_PORT', '70000'],
+    ['SMTP_PORT', 'abc'],
+    ['MAIL_DOMAINS', 'not a domain'],
+    ['CUSTOM_NAMES', 'maybe'],
+    ['RATE_LIMIT_MAILS', '10'],
+    ['RATE_LIMIT_NEW_ADDRESS', '0/60'],
+    ['MAX_MESSAGE_BYTES', '-5'],
+    ['MAIL_TTL', 'forever'],
+    ['TRUST_PROXY', '999.1.1.1'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'http://x'],
+    ['JWT_SECRET', 'short'],
+    ['TURNSTILE_VERIFY_URL', 'ftp://x'],
+    ['LOG_LEVEL', 'loud'],
+  ];
+  for (const [name, value] of bad) {
+    it(`refuses ${name}=${value} with one line naming the variable`, () => {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: unknown) => err instanceof ConfigError && err.message.startsWith(`${name}=`) && err.message.includes('expected') && !err.message.includes('\n'),
+      );
+    });
+  }
+
+  it('stops start-up with one clear line and exit code 2 on a bad value', async () => {
+    const { code, stderr } = await runExpectingFailure({ HTTP_PORT: 'eighty', DATA_DIR: tmp('temp-inbox-cfg-') });
+    assert.equal(code, 2);
+    assert.equal(stderr.trim().split('\n').length, 1);
+    assert.match(stderr, /^temp-inbox: HTTP_PORT="eighty" is invalid: expected a port number/);
+  });
+
+  it('starts and stops on a fresh data directory with no other service', async () => {
+    const proc = await startProcess({ DATA_DIR: tmp('temp-inbox-fresh-') });
+    const res = await fetch(`${proc.httpUrl}/health_check`);
+    assert.equal(res.status, 200);
+    proc.child.kill('SIGINT');
+    assert.equal(await proc.exited, 0);
+  });
+
+  it('documents every variable in the README table, generated from the schema', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+    assert.equal(withConfigTable(readme), readme, 'README table is stale: run npm run docs:config');
+    for (const v of CONFIG_VARIABLES) assert.ok(readme.includes(`\`${v.name}\``), v.name);
+  });
+});
