@@ -39,6 +39,7 @@ export interface Config {
   smtpTlsKey: string | undefined;
   dataDir: string;
   databaseUrl: string | undefined;
+  databaseSchema: string | undefined;
   redisUrl: string | undefined;
   mailDomains: string[];
   jwtSecret: string | undefined;
@@ -156,6 +157,16 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     },
   },
   {
+    name: 'DATABASE_SCHEMA',
+    default: '(unset = the connection default, usually public)',
+    accepts: 'SQL identifier',
+    description: 'PostgreSQL schema to keep the tables in; created when missing.',
+    set: (c, r) => {
+      if (r !== '' && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(r)) throw new ConfigError('a schema name of letters, digits and _ (at most 63)');
+      c.databaseSchema = optional(r);
+    },
+  },
+  {
     name: 'REDIS_URL',
     default: '(unset = in-process)',
     accepts: 'redis:// URL',
@@ -231,6 +242,7 @@ export function defaultConfig(): Config {
     smtpTlsKey: undefined,
     dataDir: './data',
     databaseUrl: undefined,
+    databaseSchema: undefined,
     redisUrl: undefined,
     mailDomains: ['temp-inbox.localhost'],
     jwtSecret: undefined,

@@ -51,6 +51,7 @@ export async function openPostgresStore(url: string, options: { schema?: string 
   const setPath = schema === undefined ? undefined : `SET search_path TO ${quoteIdent(schema)}`;
   const pool = new pg.Pool({
     connectionString: url,
+    connectionTimeoutMillis: 10_000,
     // Awaited by the pool before a new connection is handed out; when it fails
     // the connection is closed and the checkout fails, so no query can ever run
     // against the wrong schema.

@@ -21,6 +21,8 @@ export const MIGRATIONS: string[] = [
     deleted_at INTEGER
   );
   CREATE INDEX mails_live_by_address ON mails (address_id, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+  -- For the ON DELETE CASCADE of an address (live and deleted mail alike).
+  CREATE INDEX mails_address ON mails (address_id);
   CREATE INDEX mails_created_at ON mails (created_at);
   CREATE INDEX mails_deleted ON mails (deleted_at) WHERE deleted_at IS NOT NULL;
 
@@ -30,6 +32,7 @@ export const MIGRATIONS: string[] = [
     created_at INTEGER NOT NULL
   );
   CREATE INDEX sessions_created_at ON sessions (created_at);
+  CREATE INDEX sessions_active_address ON sessions (active_address_id);
 
   CREATE TABLE session_addresses (
     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE ON UPDATE CASCADE,
