@@ -1,0 +1,92 @@
+// Several nodes on one PostgreSQL database and one Redis (DESIGN.md "Parts"):
+// whatever one node stores or decides, every other node sees at once.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { CookieJar, createAddress, message, request, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { PG_URL, REDIS_URL, serviceAvailable } from './helpers/services.js';
+
+const ready = (await serviceAvailable('postgres')) && (await serviceAvailable('redis'));
+
+describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Redis is not available' }, () => {
+  const schema = `mn_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const env = {
+    DATABASE_URL: PG_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+  };
+  let a: TestServer;
+  let b: TestServer;
+
+  before(async () => {
+    a = await startTestServer(env);
+    b = await startTestServer(env);
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  });
+
+  it('reports PostgreSQL as its store and is healthy', async () => {
+    assert.equal(a.store.kind, 'postgres');
+    const res = await request(b.httpUrl, '/health_check');
+    assert.deepEqual(res.json, { status: 'ok', version: '1.0.0' });
+  });
+
+  it('lists on one node the mail another node received', async () => {
+    const { address, jwt } = await createAddress(a, { name: 'multi' });
+    await sendMail(b.smtpPort, { to: [address], message: message({ Subject: 'via node b', 'Message-ID': '<mn-1@test>' }, 'code 551234') });
+    const list = await request(a.httpUrl, '/api/mails?limit=10&offset=0', { jwt });
+    assert.equal(list.status, 200);
+    assert.equal(list.json.count, 1);
+    const uuid = list.json.results[0].uuid as string;
+    const full = await request(b.httpUrl, `/api/mail/${uuid}`, { jwt });
+    assert.equal(full.status, 200);
+    assert.match(full.json.raw, /Subject: via node b/);
+    assert.equal(JSON.parse(full.json.metadata).codes[0], '551234');
+  });
+
+  it('refuses a name taken on another node (409)', async () => {
+    await createAddress(a, { name: 'taken-mn' });
+    const res = await request(b.httpUrl, '/api/new_address', { body: { name: 'taken-mn' } });
+    assert.equal(res.status, 409);
+  });
+
+  it('shares browser sessions: a switch on one node retires the old id on the other', async () => {
+    const jar = new CookieJar();
+    const first = await createAddress(a, {}, jar);
+    await createAddress(b, {}, jar);
+    const listing = await request(b.httpUrl, '/api/session/addresses', { jar });
+    assert.equal(listing.json.addresses.length, 2);
+    const oldSession = jar.cookies.get('session_id')!;
+    const sw = await request(b.httpUrl, '/api/switch_address', { body: { address: first.address }, jar });
+    assert.equal(sw.status, 200);
+    const stale = await request(a.httpUrl, '/api/session/addresses', { headers: { cookie: `session_id=${oldSession}` } });
+    assert.equal(stale.status, 401);
+    const fresh = await request(a.httpUrl, '/api/session/addresses', { jar });
+    assert.equal(fresh.json.activeAddress, first.address);
+  });
+
+  it('deleting on one node revokes the JWT and the SMTP mailbox on the other', async () => {
+    const { address, jwt } = await createAddress(a, { name: 'gone-mn' });
+    assert.equal((await request(b.httpUrl, '/api/delete_address', { method: 'DELETE', jwt })).status, 200);
+    assert.equal((await request(a.httpUrl, '/api/settings', { jwt })).status, 401);
+    const smtp = await SmtpClient.connect(a.smtpPort);
+    try {
+      await smtp.command('EHLO mn.test');
+      await smtp.command('MAIL FROM:<x@example.com>');
+      const rcpt = await smtp.command(`RCPT TO:<${address}>`);
+      assert.equal(rcpt.code, 550);
+      assert.match(rcpt.text, /5\.1\.1/);
+    } finally {
+      await smtp.quit();
+    }
+  });
+});
