@@ -62,7 +62,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       mail,
       sessions: createSessionService(store, now),
       challenge: createChallenge({ secret: config.turnstileSecretKey, verifyUrl: config.turnstileVerifyUrl }),
-      limiter: createRateLimiter(config.rateLimits, redis),
+      limiter: createRateLimiter(config.rateLimits, redis, config.redisKeyPrefix),
       logger,
     });
     cleanups.unshift(() => http.close());

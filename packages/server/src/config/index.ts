@@ -41,6 +41,7 @@ export interface Config {
   databaseUrl: string | undefined;
   databaseSchema: string | undefined;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   mailDomains: string[];
   jwtSecret: string | undefined;
   sessionSecret: string | undefined;
@@ -176,6 +177,16 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       c.redisUrl = optional(r);
     },
   },
+  {
+    name: 'REDIS_KEY_PREFIX',
+    default: 'ti:',
+    accepts: 'printable text without spaces',
+    description: 'Prefix of every Redis key, so deployments can share one Redis.',
+    set: (c, r) => {
+      if (!/^[\x21-\x7e]{1,64}$/.test(r)) throw new ConfigError('1-64 printable characters without spaces');
+      c.redisKeyPrefix = r;
+    },
+  },
   { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'Domains mail is accepted for; the first is the default for new addresses.', set: (c, r) => (c.mailDomains = domains(r)) },
   { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.jwtSecret = secret(r)) },
   { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.sessionSecret = secret(r)) },
@@ -244,6 +255,7 @@ export function defaultConfig(): Config {
     databaseUrl: undefined,
     databaseSchema: undefined,
     redisUrl: undefined,
+    redisKeyPrefix: 'ti:',
     mailDomains: ['temp-inbox.localhost'],
     jwtSecret: undefined,
     sessionSecret: undefined,

@@ -26,11 +26,11 @@ export function clientKey(ip: string): string {
   return `${parts.join(':')}::/64`;
 }
 
-export function createRateLimiter(rules: Record<RateLimitRoute, RateLimitRule>, redis?: Redis, keyPrefix = 'ti:rl'): RateLimiter {
+export function createRateLimiter(rules: Record<RateLimitRoute, RateLimitRule>, redis?: Redis, keyPrefix = 'ti:'): RateLimiter {
   const limiters = new Map<RateLimitRoute, { limiter: RateLimiterAbstract; window: number }>();
   for (const [route, rule] of Object.entries(rules) as [RateLimitRoute, RateLimitRule][]) {
     if (rule.max === 0) continue;
-    const opts = { points: rule.max, duration: rule.windowSeconds, keyPrefix: `${keyPrefix}:${route}` };
+    const opts = { points: rule.max, duration: rule.windowSeconds, keyPrefix: `${keyPrefix}rl:${route}` };
     const limiter = redis
       ? new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(opts) })
       : new RateLimiterMemory(opts);

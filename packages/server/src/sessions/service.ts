@@ -14,16 +14,22 @@ export type SessionService = ReturnType<typeof createSessionService>;
 const newId = () => randomBytes(24).toString('base64url');
 
 export function createSessionService(store: Store, now: () => number = Date.now) {
-  async function requireSession(id: string | undefined) {
+  /** A live session: each renewal (new address, switch) gives it the cookie's full lifetime again. */
+  async function liveSession(id: string | undefined) {
     const session = id ? await store.getSession(id) : undefined;
-    if (!session || now() - session.createdAt > SESSION_LIFETIME_SECONDS * 1000) throw unauthorized('Missing or invalid session cookie.');
+    return session && now() - session.createdAt <= SESSION_LIFETIME_SECONDS * 1000 ? session : undefined;
+  }
+
+  async function requireSession(id: string | undefined) {
+    const session = await liveSession(id);
+    if (!session) throw unauthorized('Missing or invalid session cookie.');
     return session;
   }
 
   return {
     /** Adds a new address to the caller's session (or to a new one); returns the session id to set. */
     async attach(id: string | undefined, address: AddressRecord): Promise<string> {
-      let sessionId = id && (await store.getSession(id)) ? id : undefined;
+      let sessionId = (await liveSession(id))?.id;
       if (!sessionId) {
         sessionId = newId();
         await store.createSession(sessionId, now());
@@ -46,7 +52,7 @@ export function createSessionService(store: Store, now: () => number = Date.now)
       const member = (await store.listSessionAddresses(session.id)).find((m) => m.address === wanted);
       if (!member) throw forbidden('That address is not in this session.');
       const sessionId = newId();
-      if (!(await store.rotateSession(session.id, sessionId, member.addressId))) throw unauthorized('Missing or invalid session cookie.');
+      if (!(await store.rotateSession(session.id, sessionId, member.addressId, now()))) throw unauthorized('Missing or invalid session cookie.');
       return { sessionId, address: { id: member.addressId, address: member.address, createdAt: member.createdAt } };
     },
 

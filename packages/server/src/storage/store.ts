@@ -38,6 +38,7 @@ export interface MailRecord extends MailSummary {
 export interface SessionRecord {
   id: string;
   activeAddressId: number | null;
+  /** When the session was created or last renewed (adding an address or rotating renews it). */
   createdAt: number;
 }
 
@@ -74,13 +75,13 @@ export interface Store {
   createSession(id: string, createdAt: number): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
   /**
-   * Adds an address to a session and makes it active. When the session then holds
-   * more than `max` addresses, the oldest memberships are dropped.
+   * Adds an address to a session, makes it active and renews the session (createdAt = addedAt).
+   * When the session then holds more than `max` addresses, the oldest memberships are dropped.
    */
   addSessionAddress(sessionId: string, addressId: number, addedAt: number, max: number): Promise<void>;
   listSessionAddresses(sessionId: string): Promise<SessionAddressRecord[]>;
-  /** Moves a session to a new id (the old one stops existing) and sets its active address. */
-  rotateSession(oldId: string, newId: string, activeAddressId: number): Promise<boolean>;
+  /** Moves a session to a new id (the old one stops existing), sets its active address and renews it. */
+  rotateSession(oldId: string, newId: string, activeAddressId: number, renewedAt: number): Promise<boolean>;
   deleteSession(id: string): Promise<boolean>;
 
   /** Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted mail and sessions older than sessionBefore. */

@@ -433,7 +433,8 @@ const CASES: Case[] = [
       const b = await address(store, 'b@example.com', T0 + 50);
       await store.createSession('s1', T0);
       await store.addSessionAddress('s1', a.id, T0 + 1, 3);
-      assert.deepEqual(await store.getSession('s1'), { id: 's1', activeAddressId: a.id, createdAt: T0 });
+      // Adding an address renews the session.
+      assert.deepEqual(await store.getSession('s1'), { id: 's1', activeAddressId: a.id, createdAt: T0 + 1 });
       await store.addSessionAddress('s1', b.id, T0 + 2, 3);
       assert.equal((await store.getSession('s1'))?.activeAddressId, b.id);
       // createdAt is the address's, not the time it joined the session.
@@ -519,16 +520,16 @@ const CASES: Case[] = [
     },
   ],
   [
-    'rotateSession moves the session, its members and creation time to the new id and sets the active address',
+    'rotateSession moves the session and its members to the new id, sets the active address and renews it',
     async (store) => {
       const [a, b] = [await address(store, 'a@x.test'), await address(store, 'b@x.test')];
       await store.createSession('old', T0);
       await store.addSessionAddress('old', a.id, T0 + 1, 3);
       await store.addSessionAddress('old', b.id, T0 + 2, 3);
-      assert.equal(await store.rotateSession('old', 'new', a.id), true);
+      assert.equal(await store.rotateSession('old', 'new', a.id, T0 + 5), true);
       assert.equal(await store.getSession('old'), undefined);
       assert.deepEqual(await store.listSessionAddresses('old'), []);
-      assert.deepEqual(await store.getSession('new'), { id: 'new', activeAddressId: a.id, createdAt: T0 });
+      assert.deepEqual(await store.getSession('new'), { id: 'new', activeAddressId: a.id, createdAt: T0 + 5 });
       assert.deepEqual(await members(store, 'new'), ['a@x.test', 'b@x.test']);
       // The new id works like any session; the old id is free again and starts empty.
       await store.addSessionAddress('new', a.id, T0 + 3, 3);
@@ -541,7 +542,7 @@ const CASES: Case[] = [
     'rotateSession of an unknown id returns false and creates nothing',
     async (store) => {
       const a = await address(store, 'a@x.test');
-      assert.equal(await store.rotateSession('ghost', 'new', a.id), false);
+      assert.equal(await store.rotateSession('ghost', 'new', a.id, T0), false);
       assert.equal(await store.getSession('new'), undefined);
       assert.equal(await store.getSession('ghost'), undefined);
     },
@@ -576,7 +577,7 @@ const CASES: Case[] = [
       assert.deepEqual(await members(store, 's1'), ['b@x.test']);
       assert.deepEqual(await members(store, 's2'), ['b@x.test']);
       assert.equal((await store.getSession('s1'))?.activeAddressId, b.id, 'untouched where not active');
-      assert.deepEqual(await store.getSession('s2'), { id: 's2', activeAddressId: null, createdAt: T0 });
+      assert.deepEqual(await store.getSession('s2'), { id: 's2', activeAddressId: null, createdAt: T0 + 2 });
     },
   ],
 
@@ -595,7 +596,8 @@ const CASES: Case[] = [
       const [edgeAddrMail] = await mailsAt(store, edgeAddr, [cut + 4]);
 
       await store.createSession('s-old', T0);
-      await store.addSessionAddress('s-old', fresh.id, cut + 1, 3);
+      await store.createSession('s-renewed', T0);
+      await store.addSessionAddress('s-renewed', fresh.id, cut + 1, 3); // renewed past the cutoff: kept
       await store.createSession('s-edge', cut);
       await store.createSession('s-new', cut + 1);
       await store.addSessionAddress('s-new', fresh.id, cut + 1, 3);
@@ -620,8 +622,9 @@ const CASES: Case[] = [
 
       assert.equal(await store.getSession('s-old'), undefined);
       assert.deepEqual(await store.listSessionAddresses('s-old'), []);
+      assert.deepEqual(await members(store, 's-renewed'), ['fresh@x.test']);
       assert.deepEqual(await store.getSession('s-edge'), { id: 's-edge', activeAddressId: null, createdAt: cut });
-      assert.deepEqual(await store.getSession('s-new'), { id: 's-new', activeAddressId: null, createdAt: cut + 1 });
+      assert.deepEqual(await store.getSession('s-new'), { id: 's-new', activeAddressId: null, createdAt: cut + 2 });
       assert.deepEqual(await members(store, 's-new'), ['fresh@x.test']);
     },
   ],

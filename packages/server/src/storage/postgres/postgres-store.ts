@@ -194,7 +194,7 @@ export async function openPostgresStore(url: string, options: { schema?: string 
           'DELETE FROM session_addresses WHERE session_id = $1 AND address_id NOT IN (SELECT address_id FROM session_addresses WHERE session_id = $1 ORDER BY added_at DESC, address_id DESC LIMIT $2)',
           [sessionId, max],
         );
-        await q(client, 'UPDATE sessions SET active_address_id = $1 WHERE id = $2', [addressId, sessionId]);
+        await q(client, 'UPDATE sessions SET active_address_id = $1, created_at = $2 WHERE id = $3', [addressId, addedAt, sessionId]);
       });
     },
     async listSessionAddresses(sessionId) {
@@ -205,9 +205,9 @@ export async function openPostgresStore(url: string, options: { schema?: string 
       );
       return rows.map((r): SessionAddressRecord => ({ addressId: Number(r.id), address: r.address, createdAt: Number(r.created_at) }));
     },
-    async rotateSession(oldId, newId, activeAddressId) {
+    async rotateSession(oldId, newId, activeAddressId, renewedAt) {
       // session_addresses follows through ON UPDATE CASCADE.
-      const { rowCount } = await q(pool, 'UPDATE sessions SET id = $1, active_address_id = $2 WHERE id = $3', [newId, activeAddressId, oldId]);
+      const { rowCount } = await q(pool, 'UPDATE sessions SET id = $1, active_address_id = $2, created_at = $3 WHERE id = $4', [newId, activeAddressId, renewedAt, oldId]);
       return (rowCount ?? 0) > 0;
     },
     async deleteSession(id) {

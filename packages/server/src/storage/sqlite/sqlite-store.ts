@@ -64,11 +64,11 @@ export function openSqliteStore(file: string): Store {
     trimMembers: db.prepare(
       'DELETE FROM session_addresses WHERE session_id = ? AND address_id NOT IN (SELECT address_id FROM session_addresses WHERE session_id = ? ORDER BY added_at DESC, address_id DESC LIMIT ?)',
     ),
-    setActive: db.prepare('UPDATE sessions SET active_address_id = ? WHERE id = ?'),
+    renew: db.prepare('UPDATE sessions SET active_address_id = ?, created_at = ? WHERE id = ?'),
     listMembers: db.prepare(
       'SELECT a.id, a.address, a.created_at FROM session_addresses s JOIN addresses a ON a.id = s.address_id WHERE s.session_id = ? ORDER BY s.added_at ASC, a.id ASC',
     ),
-    rotate: db.prepare('UPDATE sessions SET id = ?, active_address_id = ? WHERE id = ?'),
+    rotate: db.prepare('UPDATE sessions SET id = ?, active_address_id = ?, created_at = ? WHERE id = ?'),
     deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
     purgeMails: db.prepare('DELETE FROM mails WHERE created_at < ? OR deleted_at IS NOT NULL'),
     purgeAddresses: db.prepare('DELETE FROM addresses WHERE created_at < ?'),
@@ -80,7 +80,7 @@ export function openSqliteStore(file: string): Store {
   const addMember = db.transaction((sessionId: string, addressId: number, addedAt: number, max: number) => {
     q.upsertMember.run(sessionId, addressId, addedAt);
     q.trimMembers.run(sessionId, sessionId, max);
-    q.setActive.run(addressId, sessionId);
+    q.renew.run(addressId, addedAt, sessionId);
   });
   const purge = db.transaction((c: { mailBefore: number; addressBefore: number; sessionBefore: number }): PurgeResult => {
     // Addresses first: their mail goes with them through ON DELETE CASCADE.
@@ -140,8 +140,8 @@ export function openSqliteStore(file: string): Store {
       const rows = q.listMembers.all(sessionId) as { id: number; address: string; created_at: number }[];
       return rows.map((r): SessionAddressRecord => ({ addressId: r.id, address: r.address, createdAt: r.created_at }));
     },
-    async rotateSession(oldId, newId, activeAddressId) {
-      return q.rotate.run(newId, activeAddressId, oldId).changes > 0;
+    async rotateSession(oldId, newId, activeAddressId, renewedAt) {
+      return q.rotate.run(newId, activeAddressId, renewedAt, oldId).changes > 0;
     },
     async deleteSession(id) {
       return q.deleteSession.run(id).changes > 0;

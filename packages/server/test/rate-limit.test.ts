@@ -1,0 +1,292 @@
+// Per-IP, per-route rate limits (seed "Limits", "Errors"; DESIGN.md "Rate limits",
+// TRUST_PROXY). Windows are 1-2 s so the time-based cases stay fast; sleeps here
+// are the subject under test (window expiry), not waits for conditions.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { clientKey } from '../src/http/rate-limit.js';
+import { createAddress, request, startTestServer, type HttpResult, type RequestOptions, type TestServer } from './helpers/harness.js';
+import { REDIS_URL, serviceAvailable } from './helpers/services.js';
+
+const settings = (server: TestServer, jwt: string | undefined, opts: RequestOptions = {}) =>
+  request(server.httpUrl, '/api/settings', { jwt, ...opts });
+
+/** Asserts a 429 in the documented shape and returns its Retry-After in seconds. */
+function assertLimited(res: HttpResult, what = 'request'): number {
+  assert.equal(res.status, 429, `${what}: expected 429, got ${res.status} ${res.text}`);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/, `${what}: plain text`);
+  assert.equal(res.json, undefined, `${what}: not JSON`);
+  assert.ok(res.text.length > 0);
+  const retryAfter = res.headers.get('retry-after');
+  assert.match(retryAfter ?? '', /^\d+$/, `${what}: Retry-After is integer seconds, got ${retryAfter}`);
+  assert.ok(Number(retryAfter) >= 1, `${what}: Retry-After >= 1`);
+  return Number(retryAfter);
+}
+
+function assertOk(res: HttpResult, what = 'request') {
+  assert.equal(res.status, 200, `${what}: expected 200, got ${res.status} ${res.text}`);
+}
+
+/**
+ * Trip, hammer, recover: the client is already limited. Keeps sending every
+ * ~200 ms for ~1.5 s (longer than the window) and expects 429 throughout, then
+ * waits out Retry-After (+ margin) and expects the next request to pass.
+ */
+async function hammerThenRecover(send: (i: number) => Promise<HttpResult>, windowSeconds: number, hammerMs = 1500) {
+  const started = Date.now();
+  let retryAfter = 0;
+  let i = 0;
+  while (Date.now() - started < hammerMs) {
+    await sleep(200);
+    const res = await send(i++);
+    retryAfter = assertLimited(res, `hammering at +${Date.now() - started} ms`);
+    assert.ok(retryAfter <= windowSeconds, `Retry-After ${retryAfter} <= window ${windowSeconds}`);
+  }
+  assert.ok(i >= 5, `sent ${i} requests while hammering`);
+  await sleep(retryAfter * 1000 + 300);
+  return send(i);
+}
+
+describe('rate limits: per IP and per route', () => {
+  it('trips after max requests with a plain-text 429 and Retry-After; other routes and IPs are unaffected; hammering extends; quiet recovers', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1', RATE_LIMIT_MAILS: '3/1' });
+    try {
+      const { jwt } = await createAddress(server);
+      for (let i = 1; i <= 3; i++) assertOk(await settings(server, jwt), `settings #${i}`);
+      const retryAfter = assertLimited(await settings(server, jwt), 'settings #4');
+      assert.equal(retryAfter, 1, 'Retry-After is the 1 s window');
+
+      // Another rate-limited route keeps its own budget.
+      assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt }), 'mails after settings tripped');
+      // Another source IP keeps its own budget.
+      assertOk(await settings(server, jwt, { localAddress: '127.0.0.2' }), 'settings from 127.0.0.2');
+      // A still-limited client stays limited on the tripped route.
+      assertLimited(await settings(server, jwt), 'settings #5');
+
+      const recovered = await hammerThenRecover(() => settings(server, jwt), 1);
+      assertOk(recovered, 'after a quiet Retry-After');
+      // A fresh window: the full budget again (1 used by the recovery request).
+      assertOk(await settings(server, jwt), 'fresh window #2');
+      assertOk(await settings(server, jwt), 'fresh window #3');
+      assertLimited(await settings(server, jwt), 'fresh window #4');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a client that stays under the limit is never refused across windows', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1' });
+    try {
+      const { jwt } = await createAddress(server);
+      for (let i = 1; i <= 3; i++) assertOk(await settings(server, jwt), `window 1 #${i}`);
+      await sleep(1300);
+      for (let i = 1; i <= 3; i++) assertOk(await settings(server, jwt), `window 2 #${i}`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts unauthenticated requests: the limit trips before auth', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1' });
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const res = await settings(server, 'garbage');
+        assert.equal(res.status, 401, `garbage token #${i}: ${res.status} ${res.text}`);
+      }
+      assertLimited(await settings(server, 'garbage'), 'garbage token #4');
+      assertLimited(await settings(server, undefined), 'no credentials');
+      // Even a valid JWT from the same IP is now refused: the budget is the IP's.
+      const { jwt } = await createAddress(server);
+      assertLimited(await settings(server, jwt), 'valid jwt after 401s');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('limits address creation (RATE_LIMIT_NEW_ADDRESS)', async () => {
+    const server = await startTestServer({ RATE_LIMIT_NEW_ADDRESS: '2/1' });
+    try {
+      const create = (opts: RequestOptions = {}) => request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, ...opts });
+      assertOk(await create(), 'creation #1');
+      assertOk(await create(), 'creation #2');
+      const limited = await create();
+      assertLimited(limited, 'creation #3');
+      assert.deepEqual(limited.setCookies, [], 'no cookies on a refused creation');
+      assertOk(await create({ localAddress: '127.0.0.2' }), 'creation from another IP');
+      // A requested name is not taken by a refused attempt.
+      assertLimited(await create({ body: { name: 'limited-name' } }), 'named creation while limited');
+      assertOk(await create({ body: { name: 'limited-name' }, localAddress: '127.0.0.3' }), 'the name is still free');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('RATE_LIMIT_SETTINGS=0 disables the limit', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '0', RATE_LIMIT_MAILS: '1/60' });
+    try {
+      const { jwt } = await createAddress(server);
+      const results = await Promise.all(Array.from({ length: 50 }, () => settings(server, jwt)));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        Array(50).fill(200),
+      );
+      // The other rules still apply.
+      assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt }));
+      assertLimited(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt }), 'mails #2');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('rate limits: TRUST_PROXY', () => {
+  it('by default X-Forwarded-For does not change the key', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1' });
+    try {
+      const { jwt } = await createAddress(server);
+      for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await settings(server, jwt, { headers: { 'x-forwarded-for': ip } }), ip);
+      assertLimited(await settings(server, jwt, { headers: { 'x-forwarded-for': '9.9.9.9' } }), 'spoofed 9.9.9.9');
+      assertLimited(await settings(server, jwt, { headers: { 'x-real-ip': '8.8.8.8', forwarded: 'for=8.8.8.8' } }), 'other forwarding headers');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with TRUST_PROXY=127.0.0.1 each X-Forwarded-For client gets its own budget', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1', TRUST_PROXY: '127.0.0.1' });
+    try {
+      const { jwt } = await createAddress(server);
+      const via = (ip: string) => settings(server, jwt, { headers: { 'x-forwarded-for': ip } });
+      for (let i = 1; i <= 3; i++) assertOk(await via('9.9.9.9'), `9.9.9.9 #${i}`);
+      assertLimited(await via('9.9.9.9'), '9.9.9.9 #4');
+      for (let i = 1; i <= 3; i++) assertOk(await via('8.8.8.8'), `8.8.8.8 #${i}`);
+      assertLimited(await via('8.8.8.8'), '8.8.8.8 #4');
+      // The proxy itself (no header) is a client of its own.
+      assertOk(await settings(server, jwt), 'the proxy without X-Forwarded-For');
+      // An IPv4-mapped form is the same client as the IPv4 address.
+      assertLimited(await via('::ffff:9.9.9.9'), '::ffff:9.9.9.9');
+      // IPv6 clients are keyed by their /64.
+      for (let i = 1; i <= 3; i++) assertOk(await via(`2001:db8:1:2:aaaa::${i}`), `2001:db8:1:2:aaaa::${i}`);
+      assertLimited(await via('2001:db8:1:2:bbbb::2'), 'same /64');
+      assertOk(await via('2001:db8:1:3::1'), 'another /64');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an untrusted peer cannot use X-Forwarded-For even when a proxy is trusted', async () => {
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1', TRUST_PROXY: '127.0.0.1' });
+    try {
+      const { jwt } = await createAddress(server);
+      const from2 = (ip: string) => settings(server, jwt, { localAddress: '127.0.0.2', headers: { 'x-forwarded-for': ip } });
+      for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await from2(ip), ip);
+      assertLimited(await from2('4.4.4.4'), '127.0.0.2 is not a trusted proxy');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('rate limits: clientKey', () => {
+  it('keys IPv6 by /64, IPv4-mapped as IPv4, IPv4 as is', () => {
+    assert.equal(clientKey('2001:db8:1:2:aaaa::1'), clientKey('2001:db8:1:2:bbbb::2'));
+    assert.equal(clientKey('2001:db8:1:2:aaaa::1'), clientKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff'));
+    assert.notEqual(clientKey('2001:db8:1:2:aaaa::1'), clientKey('2001:db8:1:3::1'));
+    assert.equal(clientKey('::ffff:1.2.3.4'), '1.2.3.4');
+    assert.equal(clientKey('1.2.3.4'), '1.2.3.4');
+    assert.notEqual(clientKey('1.2.3.4'), clientKey('1.2.3.5'));
+    assert.notEqual(clientKey('1.2.3.4'), clientKey('::ffff:1.2.3.5'));
+  });
+});
+
+describe('rate limits: shared through Redis', async () => {
+  if (!(await serviceAvailable('redis'))) return;
+
+  // The servers key counters as ti:rl:<ROUTE>:<client key> (the default
+  // REDIS_KEY_PREFIX), so each test uses its own random loopback source address:
+  // the keys are unique to this run and nothing else in a shared Redis is touched.
+  const randomLoopback = () => `127.${1 + Math.floor(Math.random() * 254)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+  let redis: Redis;
+  const used: string[] = [];
+  const freshIp = async () => {
+    const ip = randomLoopback();
+    used.push(ip);
+    const keys = await redis.keys(`ti:rl:*:${ip}`);
+    if (keys.length) await redis.del(...keys);
+    return ip;
+  };
+
+  before(async () => {
+    redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await redis.connect();
+  });
+  after(async () => {
+    for (const ip of used) {
+      const keys = await redis.keys(`ti:rl:*:${ip}`);
+      if (keys.length) await redis.del(...keys);
+    }
+    await redis.quit();
+  });
+
+  async function twoNodes(env: Record<string, string>) {
+    const a = await startTestServer({ REDIS_URL, ...env });
+    let b: TestServer;
+    try {
+      b = await startTestServer({ REDIS_URL, ...env });
+    } catch (err) {
+      await a.close();
+      throw err;
+    }
+    return { a, b, close: async () => Promise.all([a.close(), b.close()]) };
+  }
+
+  it('two nodes share one limit', async () => {
+    const ip = await freshIp();
+    const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '4/2' });
+    try {
+      const { a, b } = nodes;
+      assert.notEqual(a.dataDir, b.dataDir);
+      const jwtA = (await createAddress(a)).jwt;
+      const jwtB = (await createAddress(b)).jwt;
+      const onA = () => settings(a, jwtA, { localAddress: ip });
+      const onB = () => settings(b, jwtB, { localAddress: ip });
+      assertOk(await onA(), 'A #1');
+      assertOk(await onA(), 'A #2');
+      assertOk(await onB(), 'B #1');
+      assertOk(await onB(), 'B #2');
+      assert.equal(assertLimited(await onA(), 'A #3'), 2);
+      assert.equal(assertLimited(await onB(), 'B #3'), 2);
+      // The counter lives in Redis under the documented prefix.
+      assert.ok((await redis.keys(`ti:rl:SETTINGS:${ip}`)).length === 1, 'counter stored in Redis');
+      // Another client is unaffected on both nodes.
+      const other = await freshIp();
+      assertOk(await settings(a, jwtA, { localAddress: other }), 'other IP on A');
+      assertOk(await settings(b, jwtB, { localAddress: other }), 'other IP on B');
+    } finally {
+      await nodes.close();
+    }
+  });
+
+  it('trip, hammering extends, quiet recovers — across nodes', async () => {
+    const ip = await freshIp();
+    const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '2/1' });
+    try {
+      const { a, b } = nodes;
+      const jwtA = (await createAddress(a)).jwt;
+      const jwtB = (await createAddress(b)).jwt;
+      const send = (i: number) => (i % 2 === 0 ? settings(a, jwtA, { localAddress: ip }) : settings(b, jwtB, { localAddress: ip }));
+      assertOk(await send(0), 'A #1');
+      assertOk(await send(1), 'B #1');
+      assert.equal(assertLimited(await send(0), 'A #2'), 1);
+      assertLimited(await send(1), 'B #2');
+      const recovered = await hammerThenRecover(send, 1);
+      assertOk(recovered, 'after a quiet Retry-After');
+      // Both nodes serve the client again, within the fresh budget of 2.
+      assertOk(await settings(b, jwtB, { localAddress: ip }), 'B after recovery');
+      assertLimited(await settings(a, jwtA, { localAddress: ip }), 'fresh budget used up');
+    } finally {
+      await nodes.close();
+    }
+  });
+});
