@@ -13,7 +13,7 @@ import type { MailService } from '../mail/service.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Store } from '../storage/store.js';
 import { AppError } from '../domain/errors.js';
-import { installErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
 import { addressRoutes } from './routes/addresses.js';
 import { mailRoutes } from './routes/mails.js';
@@ -48,7 +48,12 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     bodyLimit: 64 * 1024,
     genReqId: () => randomUUID(),
     routerOptions: { maxParamLength: 200 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
+    // parsed strictly by the routes that take them.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Errors raised before routing are plain text too (DESIGN.md "Errors").
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandling(app);

@@ -1,6 +1,8 @@
 // One mapping from errors to HTTP replies: plain text, a short sentence, never a
 // stack trace or an internal message (seed "Errors"; DESIGN.md "Errors").
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 
 export const STATUS: Record<ErrorCode, number> = {
@@ -42,4 +44,35 @@ export function installErrorHandling(app: FastifyInstance): void {
 /** The OpenAPI description of a plain-text error response. */
 export function errorResponse(description: string) {
   return { description, content: { 'text/plain': { schema: { type: 'string' } } } } as const;
+}
+
+/**
+ * Fastify's `frameworkErrors`: URLs the router refuses before any route runs
+ * (a bad percent-escape, a path parameter over maxParamLength). Fastify's default
+ * answers these in JSON and echoes the path; we answer like every other error.
+ */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+  void sendText(reply, status, status === 414 ? 'A path segment is too long.' : 'Malformed URL.');
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects (control
+ * bytes in a header, an oversized header block, not HTTP at all). Fastify's
+ * default replies in JSON; this one in plain text, then closes the socket.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, text] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request header fields too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timed out.']
+        : [400, 'Malformed HTTP request.'];
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -109,8 +109,10 @@ export function createMailService(opts: MailServiceOptions) {
     getMail,
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
     deleteAddress: (addressId: number) => store.deleteAddress(addressId),
+    // An offset past any possible count is just an empty page; capped so that 1e20
+    // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
     listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
-      store.listMails(addressId, limit, offset),
+      store.listMails(addressId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     async deleteMail(addressId: number, uuid: string): Promise<void> {
       if (!(await store.softDeleteMail(addressId, uuid))) throw notFound('No such mail.');
     },

@@ -1,6 +1,7 @@
 // SMTP receiver: smtp-server's hooks call the mail service, which knows nothing
 // of SMTP. smtp-server adds the RFC 3463 enhanced status code for each reply
-// code (550 -> 5.1.1, 451 -> 4.3.0, 552 -> 5.3.4, maxRecipients -> 452 4.5.3).
+// code (550 -> 5.1.1, 451 -> 4.3.0, maxRecipients -> 452 4.5.3); rejectOversized
+// makes it answer an oversize DATA with 552 5.3.4 itself.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
@@ -38,6 +39,9 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     name: opts.hostname,
     banner: 'temp-inbox ESMTP, receive only',
     size: opts.maxMessageBytes,
+    // Without this smtp-server leaves oversize to onData, whose 552 it maps to 5.2.2;
+    // with it, it answers 552 5.3.4 itself (DESIGN.md "SMTP", RFC 3463).
+    rejectOversized: true,
     maxRecipients: MAX_RECIPIENTS,
     hideENHANCEDSTATUSCODES: false,
     hideDSN: true,

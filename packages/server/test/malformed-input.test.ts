@@ -1,0 +1,380 @@
+// Garbage in never gives a 5xx or a crash: every error is a short text/plain
+// sentence without internals (seed "Errors"; DESIGN.md "Errors").
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import fc from 'fast-check';
+import { client, CookieJar, createAddress, message, sendMail, startTestServer, type HttpResult, type TestServer } from './helpers/harness.js';
+
+/** A stack frame ("at fn (file.js:1:2)", "at file:///x.js:1:2") or an internal error name. */
+const INTERNALS_RE = /\bat (?:async )?\S+ \(|\bat \S+:\d+:\d+|\.[cm]?[jt]s:\d+:\d+|\bError:|\b(?:Type|Range|Syntax|Reference)Error\b|node_modules/;
+
+interface Reply {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+const fromHttp = (res: HttpResult): Reply => ({ status: res.status, contentType: res.headers.get('content-type') ?? '', text: res.text });
+
+/** Status below 500; an error is text/plain with no stack frame and no internal error text. */
+function assertSafe(res: Reply | HttpResult, context: string): void {
+  const r = 'contentType' in res ? res : fromHttp(res);
+  assert.ok(r.status < 500, `${context}: ${r.status} ${r.text}`);
+  if (r.status >= 400) {
+    assert.match(r.contentType, /^text\/plain/, `${context}: ${r.status} ${r.contentType} ${r.text}`);
+    assert.doesNotMatch(r.text, INTERNALS_RE, `${context}: ${r.text}`);
+    assert.ok(r.text.length > 0 && r.text.length < 500, `${context}: a short sentence, got ${r.text.length} chars`);
+  }
+}
+
+/** One HTTP/1.1 request written byte for byte on a socket, so nothing is normalised or refused client-side. */
+function rawHttp(port: number, request: Buffer): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('no HTTP reply within 5 s'));
+    }, 5000);
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('latin1');
+      const m = /^HTTP\/1\.[01] (\d{3})[^\r\n]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(text);
+      if (!m) return reject(new Error(`not an HTTP reply: ${JSON.stringify(text.slice(0, 200))}`));
+      const contentType = /^content-type:\s*([^\r\n]*)/im.exec(m[2]!)?.[1] ?? '';
+      resolve({ status: Number(m[1]), contentType, text: Buffer.from(m[3]!, 'latin1').toString('utf8') });
+    });
+    socket.write(request);
+  });
+}
+
+const GARBAGE_JSON = ['{', 'nul', '[]', '"x"', '123', 'null', 'true', '{"name":', '{"name":"a",}', "{'name':'a'}", '\u0000', '{"a":1}{"b":2}', 'NaN', '[1,2', '"\\ud800"'];
+/** Accepted or refused, either is fine, as long as it is not a 5xx: RFC 8259 §8.1 lets a parser ignore a BOM; the charset parameter is not for JSON. */
+const TOLERATED = [['application/json', '\ufeff{}'], ['application/json; charset=utf-16', '{}'], ['application/json; charset=utf-8', '{}']];
+
+describe('malformed input never gives a 5xx', () => {
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+  let jwt: string;
+  let uuid: string;
+  /** A browser session holding one address, so switch_address gets past the cookie check. */
+  const jar = new CookieJar();
+  before(async () => {
+    server = await startTestServer();
+    api = client(server);
+    const created = await api('/api/new_address', { body: { name: 'fuzz-owner' }, jar });
+    jwt = created.json.jwt;
+    await sendMail(server.smtpPort, {
+      to: [created.json.address],
+      message: message({ Subject: 'target', 'Content-Type': 'multipart/mixed; boundary="b"', 'MIME-Version': '1.0' }, '--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="a"\r\n\r\nabc\r\n--b--\r\n'),
+    });
+    uuid = (await api('/api/mails?limit=1&offset=0', { jwt })).json.results[0].uuid;
+  });
+  after(() => server.close());
+
+  for (const path of ['/api/new_address', '/api/switch_address']) {
+    describe(`POST ${path}`, () => {
+      const post = (body: string, headers: Record<string, string> = {}) => api(path, { method: 'POST', body, headers, jar });
+
+      it('garbage JSON: 400 text/plain', async () => {
+        for (const body of GARBAGE_JSON) {
+          const res = await post(body);
+          assertSafe(res, JSON.stringify(body));
+          assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+        }
+      });
+
+      it('a text/plain or unknown content type is refused, not crashed on', async () => {
+        for (const [type, body] of [
+          ['text/plain', '{"name":"x"}'],
+          ['text/plain', 'hello'],
+          ['application/x-www-form-urlencoded', 'name=x'],
+          ['multipart/form-data; boundary=x', '--x--'],
+          ['application/octet-stream', '\u0000\u0001'],
+          ['garbage', '{}'],
+        ]) {
+          const res = await post(body!, { 'content-type': type! });
+          assertSafe(res, `${type} ${body}`);
+          assert.ok(res.status >= 400, `${type}: ${res.status}`);
+        }
+      });
+
+      it('a BOM or a charset parameter: answered, never a 5xx', async () => {
+        for (const [type, body] of TOLERATED) assertSafe(await post(body!, { 'content-type': type! }), `${type} ${JSON.stringify(body)}`);
+      });
+
+      it('wrong types for the fields', async () => {
+        for (const body of [{ name: 5 }, { name: {} }, { name: [] }, { name: null }, { name: true }, { domain: true }, { domain: {} }, { cf_token: [1] }, { address: 5 }, { address: {} }, { address: null }, { address: [] }]) {
+          assertSafe(await post(JSON.stringify(body)), JSON.stringify(body));
+        }
+        for (const body of [{ name: {} }, { domain: {} }, { address: {} }, { address: [] }]) {
+          const res = await post(JSON.stringify(body));
+          if (path === '/api/new_address' && 'address' in body) continue; // unknown fields are ignored there
+          assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+        }
+      });
+
+      it('a huge name: 60 KB is 400, 100 KB is over the 64 KB body limit (413)', async () => {
+        const field = path === '/api/new_address' ? 'name' : 'address';
+        const mid = await post(JSON.stringify({ [field]: 'a'.repeat(60 * 1024) }));
+        assertSafe(mid, '60 KB');
+        assert.equal(mid.status, 400);
+        const huge = await post(JSON.stringify({ [field]: 'a'.repeat(100 * 1024) }));
+        assertSafe(huge, '100 KB');
+        assert.equal(huge.status, 413);
+      });
+
+      it('a body over 64 KB is 413', async () => {
+        const res = await post(JSON.stringify({ padding: 'x'.repeat(64 * 1024) }));
+        assertSafe(res, 'body > 64 KB');
+        assert.equal(res.status, 413);
+      });
+
+      it('deeply nested JSON', async () => {
+        for (const body of ['['.repeat(30000) + ']'.repeat(30000), '{"a":'.repeat(10000) + '1' + '}'.repeat(10000), `{"name":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`]) {
+          assertSafe(await post(body), `nested ${body.slice(0, 12)}…`);
+        }
+      });
+
+      it('__proto__ and constructor.prototype keys are refused and pollute nothing', async () => {
+        for (const body of [
+          '{"__proto__": {"polluted": "yes", "name": "proto"}}',
+          '{"name": "ok", "__proto__": {"polluted": "yes"}}',
+          '{"constructor": {"prototype": {"polluted": "yes"}}}',
+          '{"name": {"__proto__": {"polluted": "yes"}}}',
+        ]) {
+          const res = await post(body);
+          assertSafe(res, body);
+          assert.equal(res.status, 400, `${body}: ${res.text}`);
+        }
+        assert.equal((Object.prototype as Record<string, unknown>)['polluted'], undefined);
+      });
+    });
+  }
+
+  describe('GET /api/mails query strings', () => {
+    it('odd numbers, repeats and percent garbage: 400 or 200, never 5xx', async () => {
+      const cases: [string, number | undefined][] = [
+        ['limit=1e3&offset=0', 400],
+        // A huge offset is an integer past the end: an empty page, not a database error.
+        ['limit=10&offset=99999999999999999999', 200],
+        ['limit=10&offset=9007199254740993', 200],
+        // DESIGN.md: integers only, "anything else is 400" — not JS number syntax.
+        ['limit=10&offset=1e20', 400],
+        ['limit=10&offset=1e308', 400],
+        ['limit=1e1&offset=0', 400],
+        ['limit=10.0&offset=0', 400],
+        ['limit=+10&offset=0', 400],
+        ['limit=%2010&offset=0', 400],
+        ['limit=10%20&offset=0', 400],
+        ['limit=10&offset=Infinity', 400],
+        ['limit=Infinity&offset=0', 400],
+        ['limit=10&offset=' + '9'.repeat(400), 400],
+        ['limit=10&offset=NaN', 400],
+        ['limit=1&limit=2&offset=0', 400],
+        ['limit=10&offset=0&offset=1', 400],
+        ['limit=%ff%fe&offset=0', 400],
+        ['limit=10&offset=%ff%fe', 400],
+        ['%ff%fe=1&limit=10&offset=0', 200],
+        ['limit=%00&offset=0', 400],
+        ['limit=0x10&offset=0', 400],
+        ['limit=10&offset=0x10', 400],
+        ['limit=%E2%80%8B10&offset=0', 400],
+        ['limit=１０&offset=0', 400],
+        ['limit[]=1&offset=0', 400],
+        ['limit[a]=1&offset=0', 400],
+        ['limit=10&offset=0&' + 'x=1&'.repeat(2000), 200],
+        ['limit=' + '9'.repeat(5000) + '&offset=0', 400],
+        ['&&&==&=', 400],
+      ];
+      for (const [query, expected] of cases) {
+        const res = await api(`/api/mails?${query}`, { jwt });
+        assertSafe(res, query.slice(0, 80));
+        if (expected !== undefined) assert.equal(res.status, expected, `${query.slice(0, 80)}: ${res.text}`);
+        if (res.status === 200) assert.equal(res.json.count, 1, 'count is the total at every offset');
+        if (res.status === 200 && /offset=9{5}/.test(query)) assert.deepEqual(res.json.results, []);
+      }
+    });
+  });
+
+  describe('mail paths with a garbage uuid', () => {
+    it('a long uuid, NUL, path traversal and percent garbage: 4xx text/plain', async () => {
+      for (const segment of ['a'.repeat(300), 'a'.repeat(65), '%00', `${uuid}%00`, '%ff%fe', '%', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', "1' OR '1'='1", '*', '%20', '..%5c..%5cwin.ini']) {
+        for (const [method, path] of [
+          ['GET', `/api/mail/${segment}`],
+          ['DELETE', `/api/mails/${segment}`],
+          ['GET', `/api/attachment/${segment}/0`],
+          ['GET', `/api/attachment/${uuid}/${segment}`],
+        ] as const) {
+          const res = await rawHttp(server.httpPort, Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\nConnection: close\r\n\r\n`, 'latin1'));
+          assertSafe(res, `${method} ${path.slice(0, 80)}`);
+          assert.ok(res.status >= 400, `${method} ${path.slice(0, 80)}: ${res.status}`);
+        }
+      }
+    });
+
+    it('../../etc/passwd, sent without client-side normalisation, reaches no file', async () => {
+      for (const path of ['/api/mail/../../etc/passwd', '/api/mail/..%2f..%2fetc%2fpasswd', '/../../../../etc/passwd', '/api/attachment/../../../etc/passwd']) {
+        const res = await rawHttp(server.httpPort, Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\nConnection: close\r\n\r\n`));
+        assertSafe(res, path);
+        assert.ok(res.status === 404 || res.status === 400, `${path}: ${res.status}`);
+        assert.doesNotMatch(res.text, /root:/);
+      }
+    });
+  });
+
+  describe('Authorization header garbage', () => {
+    it('random bytes in the header: 401 (or a 400 for bytes HTTP forbids), always text/plain', async () => {
+      for (let i = 0; i < 50; i++) {
+        const bytes = randomBytes(1 + (i % 40) * 8);
+        const req = Buffer.concat([Buffer.from('GET /api/settings HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: '), bytes, Buffer.from('\r\n\r\n')]);
+        const res = await rawHttp(server.httpPort, req);
+        assertSafe(res, bytes.toString('hex'));
+        assert.ok(res.status === 401 || res.status === 400, `${bytes.toString('hex')}: ${res.status}`);
+      }
+    });
+
+    it('bytes HTTP allows (latin1, tabs) after "Bearer ": 401', async () => {
+      for (const value of ['Bearer \xff\xfe\xfd', 'Bearer a.b.c\t', 'Bearer \x80.\x80.\x80', `Bearer ${'a'.repeat(8000)}.b.c`, `Bearer ${jwt}\xff`]) {
+        const res = await api('/api/settings', { headers: { authorization: value } });
+        assertSafe(res, value.slice(0, 40));
+        assert.equal(res.status, 401);
+      }
+    });
+
+    it('an oversized header block is refused in text/plain (431)', async () => {
+      const res = await rawHttp(server.httpPort, Buffer.from(`GET /api/settings HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${'a'.repeat(100 * 1024)}\r\n\r\n`));
+      assertSafe(res, 'header overflow');
+      assert.equal(res.status, 431);
+    });
+
+    it('a request line that is not HTTP: 400 text/plain', async () => {
+      const res = await rawHttp(server.httpPort, Buffer.from('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 garbage\r\n\r\n', 'latin1'));
+      assertSafe(res, 'TLS hello on plain HTTP');
+      assert.equal(res.status, 400);
+    });
+  });
+
+  describe('properties (fast-check)', () => {
+    const numRuns = 200;
+    /** Characters Node's HTTP client lets into a header value. */
+    const headerChar = fc.oneof(fc.constantFrom('\t', ' ', 'B', 'e', 'a', 'r', '.', '-', '_'), fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)));
+
+    it('any JSON value as the body of POST /api/new_address', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue(), async (value) => {
+          const res = await api('/api/new_address', { method: 'POST', body: JSON.stringify(value) });
+          assertSafe(res, JSON.stringify(value).slice(0, 200));
+          if (res.status === 200) assert.match(res.json.address, /@/);
+        }),
+        { numRuns },
+      );
+    });
+
+    it('any object of string fields as a create-address request', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.record({ name: fc.string({ unit: 'binary' }), domain: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: [] }), async (body) => {
+          const res = await api('/api/new_address', { body });
+          assertSafe(res, JSON.stringify(body));
+          assert.ok([200, 400, 409].includes(res.status), `${JSON.stringify(body)}: ${res.status}`);
+        }),
+        { numRuns },
+      );
+    });
+
+    it('any JSON value as the body of POST /api/switch_address, with a live session', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue(), async (value) => {
+          const res = await api('/api/switch_address', { method: 'POST', body: JSON.stringify(value), jar });
+          assertSafe(res, JSON.stringify(value).slice(0, 200));
+        }),
+        { numRuns },
+      );
+      assert.equal((await api('/api/session/addresses', { jar })).status, 200, 'the session survived');
+    });
+
+    it('any strings as limit and offset', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), async (limit, offset) => {
+          const res = await api(`/api/mails?limit=${encodeURIComponent(limit)}&offset=${encodeURIComponent(offset)}`, { jwt });
+          assertSafe(res, `limit=${JSON.stringify(limit)} offset=${JSON.stringify(offset)}`);
+          assert.ok(res.status === 200 || res.status === 400, `${res.status}`);
+        }),
+        { numRuns },
+      );
+    });
+
+    it('any integers as limit and offset: 200 exactly when 1 <= limit <= 100 and offset >= 0', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(fc.integer({ min: -5, max: 105 }), fc.integer()), fc.oneof(fc.integer({ min: -3, max: 3 }), fc.maxSafeInteger()), async (limit, offset) => {
+          const res = await api(`/api/mails?limit=${limit}&offset=${offset}`, { jwt });
+          assertSafe(res, `limit=${limit} offset=${offset}`);
+          assert.equal(res.status, limit >= 1 && limit <= 100 && offset >= 0 ? 200 : 400, `limit=${limit} offset=${offset}: ${res.text}`);
+          if (res.status === 200) assert.equal(res.json.count, 1);
+        }),
+        { numRuns },
+      );
+    });
+
+    it('any string as a mail uuid: 404 or 400, never someone else’s mail', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 300 }), fc.constantFrom('GET /api/mail/', 'DELETE /api/mails/', 'GET /api/attachment/'), async (segment, route) => {
+          const [method, prefix] = route.split(' ') as [string, string];
+          const suffix = prefix.startsWith('/api/attachment/') ? '/0' : '';
+          const res = await api(`${prefix}${encodeURIComponent(segment)}${suffix}`, { method, jwt });
+          assertSafe(res, `${route}${JSON.stringify(segment)}`);
+          if (segment !== uuid) assert.ok(res.status === 404 || res.status === 400, `${route}${JSON.stringify(segment)}: ${res.status}`);
+        }),
+        { numRuns },
+      );
+      assert.equal((await api(`/api/mail/${uuid}`, { jwt })).status, 200, 'the real mail is untouched');
+    });
+
+    it('any header-safe string as the Authorization header: 401', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ unit: headerChar, maxLength: 200 }), async (value) => {
+          const res = await api('/api/settings', { headers: { authorization: value } });
+          assertSafe(res, JSON.stringify(value));
+          assert.equal(res.status, 401);
+        }),
+        { numRuns },
+      );
+    });
+
+    it('any bytes as the Authorization header on the wire: 400 or 401 in text/plain', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 120 }), async (bytes) => {
+          const req = Buffer.concat([Buffer.from('GET /api/mails?limit=1&offset=0 HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer '), Buffer.from(bytes), Buffer.from('\r\n\r\n')]);
+          const res = await rawHttp(server.httpPort, req);
+          assertSafe(res, Buffer.from(bytes).toString('hex'));
+          assert.ok(res.status === 400 || res.status === 401, `${Buffer.from(bytes).toString('hex')}: ${res.status}`);
+        }),
+        { numRuns: 100 },
+      );
+    });
+
+    it('any text as a text/plain body to new_address', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 500 }), async (text) => {
+          const res = await api('/api/new_address', { method: 'POST', body: text, headers: { 'content-type': 'text/plain' } });
+          assertSafe(res, JSON.stringify(text));
+          assert.ok(res.status >= 400, `${JSON.stringify(text)}: ${res.status}`);
+        }),
+        { numRuns },
+      );
+    });
+  });
+
+  it('the owner can still read the inbox, and /health_check is 200', async () => {
+    assert.equal((await api('/api/mails?limit=10&offset=0', { jwt })).json.count, 1);
+    const owner = await createAddress(server, {});
+    assert.equal((await api('/api/settings', { jwt: owner.jwt })).status, 200);
+    const health = await api('/health_check');
+    assert.equal(health.status, 200);
+    assert.deepEqual(health.json, { status: 'ok', version: '1.0.0' });
+  });
+});
