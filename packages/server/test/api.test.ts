@@ -24,15 +24,7 @@ const RFC3339_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** The Received: header the server prepends: one header, possibly folded (RFC 5322 §2.2.3). */
 const RECEIVED_BLOCK = /^Received: from [^\r\n]*\r\n(?:[ \t][^\r\n]*\r\n)*$/;
 
-type Step = [command: string, expectedCode: number];
-
 /** Runs `[command, expectedCode]` steps; the reply text must carry the code. */
-async function script(smtp: SmtpClient, steps: Step[]): Promise<void> {
-  for (const [command, expected] of steps) {
-    const r = await smtp.command(command);
-    assert.equal(r.code, expected, `${command} -> ${r.text.trim()}`);
-  }
-}
 
 function assertPlainError(res: HttpResult, status: number): void {
   assert.equal(res.status, status, res.text);
@@ -407,7 +399,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
 
     it('the null sender MAIL FROM:<> gives source = the From: address', async () => {
       const smtp = await SmtpClient.connect(server.smtpPort);
-      await script(smtp, [
+      await smtp.script([
         ['EHLO client.test', 250],
         ['MAIL FROM:<>', 250],
         [`RCPT TO:<${address}>`, 250],
@@ -422,7 +414,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
 
     it('dot-unstuffing: a line that starts with "." arrives with a single dot (RFC 5321 §4.5.2)', async () => {
       const smtp = await SmtpClient.connect(server.smtpPort);
-      await script(smtp, [
+      await smtp.script([
         ['EHLO client.test', 250],
         ['MAIL FROM:<dots@example.org>', 250],
         [`RCPT TO:<${address}>`, 250],
@@ -516,7 +508,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
 
       // DESIGN.md "Deleted address": SMTP refuses mail to it at RCPT.
       const smtp = await SmtpClient.connect(server.smtpPort);
-      await script(smtp, [
+      await smtp.script([
         ['EHLO client.test', 250],
         ['MAIL FROM:<s@example.org>', 250],
       ]);
@@ -645,7 +637,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       const smtp = await SmtpClient.connect(server.smtpPort);
       const ehlo = await smtp.command('EHLO client.test');
       assert.match(ehlo.text, /^250[- ]8BITMIME\r$/m);
-      await script(smtp, [
+      await smtp.script([
         ['MAIL FROM:<x@example.org> BODY=8BITMIME', 250],
         [`RCPT TO:<${address}>`, 250],
         ['DATA', 354],

@@ -4,18 +4,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { client, createAddress, DOMAIN, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 
-type Step = [command: string, expectedCode: number];
-
-/** Runs `[command, expectedCode]` steps and returns the replies. */
-async function script(smtp: SmtpClient, steps: Step[]): Promise<{ code: number; text: string }[]> {
-  const replies = [];
-  for (const [command, expected] of steps) {
-    const r = await smtp.command(command);
-    assert.equal(r.code, expected, `${command} -> ${r.text.trim()}`);
-    replies.push(r);
-  }
-  return replies;
-}
 
 /** The EHLO keywords, one per line after the greeting line (RFC 5321 §4.1.1.1). */
 function ehloKeywords(text: string): string[] {
@@ -42,7 +30,7 @@ describe('smtp: protocol rules', () => {
 
   it('EHLO advertises SIZE, PIPELINING, 8BITMIME, ENHANCEDSTATUSCODES; no STARTTLS without a cert, no AUTH', async () => {
     const smtp = await SmtpClient.connect(server.smtpPort);
-    const [ehlo] = await script(smtp, [['EHLO client.test', 250]]);
+    const [ehlo] = await smtp.script([['EHLO client.test', 250]]);
     const keywords = ehloKeywords(ehlo!.text);
     for (const k of [`SIZE ${DEFAULT_MAX_MESSAGE_BYTES}`, 'PIPELINING', '8BITMIME', 'ENHANCEDSTATUSCODES']) assert.ok(keywords.includes(k), `${k} in ${keywords.join(', ')}`);
     assert.ok(!keywords.some((k) => /^STARTTLS\b/i.test(k)), 'no STARTTLS');
@@ -54,7 +42,7 @@ describe('smtp: protocol rules', () => {
 
   it('refuses an unknown local part and a foreign domain with 550 5.1.1 at RCPT (DESIGN.md "SMTP")', async () => {
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<s@example.org>', 250],
     ]);
@@ -71,7 +59,7 @@ describe('smtp: protocol rules', () => {
   it('matches recipients case-insensitively: RCPT TO:<Bob@TEMP-INBOX.LOCALHOST> reaches bob@…', async () => {
     const { jwt } = await createAddress(server, { name: 'bob' });
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<s@example.org>', 250],
       [`RCPT TO:<Bob@${DOMAIN.toUpperCase()}>`, 250],
@@ -89,7 +77,7 @@ describe('smtp: protocol rules', () => {
     const gone = await createAddress(server, { name: 'mixed-gone' });
     await api('/api/delete_address', { method: 'DELETE', jwt: gone.jwt });
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<s@example.org>', 250],
       [`RCPT TO:<nobody@${DOMAIN}>`, 550],
@@ -112,7 +100,7 @@ describe('smtp: protocol rules', () => {
   it('the same recipient twice (in any case) gets one copy', async () => {
     const { address, jwt } = await createAddress(server, { name: 'dup' });
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<s@example.org>', 250],
       [`RCPT TO:<${address}>`, 250],
@@ -149,15 +137,15 @@ describe('smtp: protocol rules', () => {
     const boxes: { address: string; jwt: string }[] = [];
     for (let i = 0; i < 101; i++) boxes.push(await createAddress(server, { name: `many${i}` }));
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<s@example.org>', 250],
-      ...boxes.slice(0, 100).map((b): Step => [`RCPT TO:<${b.address}>`, 250]),
+      ...boxes.slice(0, 100).map((b): [string, number] => [`RCPT TO:<${b.address}>`, 250]),
     ]);
     const refused = await smtp.command(`RCPT TO:<${boxes[100]!.address}>`);
     assert.equal(refused.code, 452);
     assert.match(refused.text, /^452 4\.5\.3 /);
-    await script(smtp, [['DATA', 354]]);
+    await smtp.script([['DATA', 354]]);
     assert.equal((await smtp.data(message({ Subject: 'many' }, 'x'))).code, 250);
     await smtp.quit();
     for (const b of boxes.slice(0, 100)) assert.equal(await count(b.jwt), 1, b.address);
@@ -167,7 +155,7 @@ describe('smtp: protocol rules', () => {
   it('accepts the null sender MAIL FROM:<>; source is the From: address', async () => {
     const { address, jwt } = await createAddress(server, { name: 'nullsender' });
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<>', 250],
       [`RCPT TO:<${address}>`, 250],
@@ -183,7 +171,7 @@ describe('smtp: protocol rules', () => {
     const a = await createAddress(server, { name: 'pipe-a' });
     const b = await createAddress(server, { name: 'pipe-b' });
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [['EHLO client.test', 250]]);
+    await smtp.script([['EHLO client.test', 250]]);
     smtp.write(['MAIL FROM:<p@example.org>', `RCPT TO:<${a.address}>`, `RCPT TO:<nobody@${DOMAIN}>`, `RCPT TO:<${b.address}>`, 'DATA', ''].join('\r\n'));
     const codes = [];
     for (let i = 0; i < 5; i++) codes.push((await smtp.reply()).code);
@@ -205,7 +193,7 @@ describe('smtp: protocol rules', () => {
   it('HELO (plain SMTP) also delivers', async () => {
     const { address, jwt } = await createAddress(server, { name: 'helo' });
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['HELO old.client.test', 250],
       ['MAIL FROM:<old@example.org>', 250],
       [`RCPT TO:<${address}>`, 250],
@@ -289,7 +277,7 @@ describe('smtp: protocol rules', () => {
       it(name, async () => {
         const { address, jwt } = await createAddress(server, {});
         const smtp = await SmtpClient.connect(server.smtpPort);
-        await script(smtp, [
+        await smtp.script([
           ['EHLO client.test', 250],
           ['MAIL FROM:<fuzz@example.org> BODY=8BITMIME', 250],
           [`RCPT TO:<${address}>`, 250],
@@ -353,7 +341,7 @@ describe('smtp: MAX_MESSAGE_BYTES=2000', () => {
 
   it('advertises SIZE 2000', async () => {
     const smtp = await SmtpClient.connect(server.smtpPort);
-    const [ehlo] = await script(smtp, [['EHLO client.test', 250]]);
+    const [ehlo] = await smtp.script([['EHLO client.test', 250]]);
     assert.ok(ehloKeywords(ehlo!.text).includes('SIZE 2000'), ehlo!.text);
     await smtp.quit();
   });
@@ -362,12 +350,12 @@ describe('smtp: MAX_MESSAGE_BYTES=2000', () => {
     const { address, jwt } = await createAddress(server, {});
     const api = client(server);
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [['EHLO client.test', 250]]);
+    await smtp.script([['EHLO client.test', 250]]);
     const declared = await smtp.command('MAIL FROM:<a@b.example> SIZE=5000');
     assert.equal(declared.code, 552);
     assert.match(declared.text, /^552 5\.3\.4 /);
 
-    await script(smtp, [
+    await smtp.script([
       ['MAIL FROM:<a@b.example>', 250],
       [`RCPT TO:<${address}>`, 250],
       ['DATA', 354],
@@ -377,7 +365,7 @@ describe('smtp: MAX_MESSAGE_BYTES=2000', () => {
     assert.match(big.text, /^552 5\.3\.4 /);
     assert.equal((await api('/api/mails?limit=10&offset=0', { jwt })).json.count, 0, 'nothing stored');
 
-    await script(smtp, [
+    await smtp.script([
       ['MAIL FROM:<a@b.example> SIZE=100', 250],
       [`RCPT TO:<${address}>`, 250],
       ['DATA', 354],
@@ -392,14 +380,14 @@ describe('smtp: MAX_MESSAGE_BYTES=2000', () => {
   it('the limit is inclusive: exactly 2000 bytes is accepted, 2001 refused', async () => {
     const { address, jwt } = await createAddress(server, {});
     const smtp = await SmtpClient.connect(server.smtpPort);
-    await script(smtp, [
+    await smtp.script([
       ['EHLO client.test', 250],
       ['MAIL FROM:<a@b.example> SIZE=2000', 250],
       [`RCPT TO:<${address}>`, 250],
       ['DATA', 354],
     ]);
     assert.equal((await smtp.data(sized(2000))).code, 250);
-    await script(smtp, [
+    await smtp.script([
       ['MAIL FROM:<a@b.example>', 250],
       [`RCPT TO:<${address}>`, 250],
       ['DATA', 354],

@@ -202,6 +202,17 @@ export class SmtpClient {
     return this.reply();
   }
 
+  /** Runs `[command, expectedCode]` steps (the Inbucket handler_test style); throws on the first unexpected reply. */
+  async script(steps: [command: string, expectedCode: number][]): Promise<{ code: number; text: string }[]> {
+    const replies = [];
+    for (const [command, expected] of steps) {
+      const r = await this.command(command);
+      if (r.code !== expected) throw new Error(`${command} -> ${r.text.trim()} (expected ${expected})`);
+      replies.push(r);
+    }
+    return replies;
+  }
+
   write(raw: Buffer | string): void {
     this.socket.write(raw);
   }
@@ -221,16 +232,12 @@ export class SmtpClient {
 export async function sendMail(port: number, opts: { from?: string; to: string[]; message: Buffer | string }): Promise<{ code: number; text: string }> {
   const smtp = await SmtpClient.connect(port);
   try {
-    const steps: [string, number][] = [
+    await smtp.script([
       ['EHLO client.test', 250],
       [`MAIL FROM:<${opts.from ?? 'sender@example.com'}>`, 250],
       ...opts.to.map((t): [string, number] => [`RCPT TO:<${t}>`, 250]),
       ['DATA', 354],
-    ];
-    for (const [cmd, expected] of steps) {
-      const r = await smtp.command(cmd);
-      if (r.code !== expected) throw new Error(`${cmd} -> ${r.text.trim()} (expected ${expected})`);
-    }
+    ]);
     const final = await smtp.data(opts.message);
     if (final.code !== 250) throw new Error(`DATA -> ${final.text.trim()}`);
     return final;
