@@ -85,12 +85,13 @@ export const FullMail = Type.Composite([
 ]);
 export type FullMail = Static<typeof FullMail>;
 
-export const UuidParams = Type.Object({ uuid: Type.String({ maxLength: 64 }) });
+// No length limits: DESIGN.md — an unknown or malformed uuid is 404, never 400.
+export const UuidParams = Type.Object({ uuid: Type.String() });
 export type UuidParams = Static<typeof UuidParams>;
 
 export const AttachmentParams = Type.Object({
-  uuid: Type.String({ maxLength: 64 }),
-  attachmentId: Type.String({ maxLength: 16 }),
+  uuid: Type.String(),
+  attachmentId: Type.String(),
 });
 export type AttachmentParams = Static<typeof AttachmentParams>;
 

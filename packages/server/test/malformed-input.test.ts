@@ -202,7 +202,7 @@ describe('malformed input never gives a 5xx', () => {
   });
 
   describe('mail paths with a garbage uuid', () => {
-    it('a long uuid, NUL, path traversal and percent garbage: 4xx text/plain', async () => {
+    it('a long uuid, NUL, path traversal and garbage: 404 (not a valid request target: 400), text/plain', async () => {
       for (const segment of ['a'.repeat(300), 'a'.repeat(65), '%00', `${uuid}%00`, '%ff%fe', '%', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', "1' OR '1'='1", '*', '%20', '..%5c..%5cwin.ini']) {
         for (const [method, path] of [
           ['GET', `/api/mail/${segment}`],
@@ -212,7 +212,9 @@ describe('malformed input never gives a 5xx', () => {
         ] as const) {
           const res = await rawHttp(server.httpPort, Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\nConnection: close\r\n\r\n`, 'latin1'));
           assertSafe(res, `${method} ${path.slice(0, 80)}`);
-          assert.ok(res.status >= 400, `${method} ${path.slice(0, 80)}: ${res.status}`);
+          // Not a URL at all (bad percent-escapes, a raw space in the request line): 400.
+          const expected = segment === '%ff%fe' || segment === '%' || segment.includes(' ') ? 400 : 404;
+          assert.equal(res.status, expected, `${method} ${path.slice(0, 80)}: ${res.status} ${res.text}`);
         }
       }
     });

@@ -52,8 +52,9 @@ export function errorResponse(description: string) {
  * answers these in JSON and echoes the path; we answer like every other error.
  */
 export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
-  void sendText(reply, status, status === 414 ? 'A path segment is too long.' : 'Malformed URL.');
+  // No uuid or id is that long: such a path names nothing (DESIGN.md: malformed uuid -> 404).
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendText(reply, 404, 'Not found.');
+  else void sendText(reply, 400, 'Malformed URL.');
 }
 
 /**

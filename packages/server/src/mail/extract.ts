@@ -3,15 +3,48 @@
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
+// Every step below is linear in the input. The obvious one-line regexes
+// (/<(script|style|head)\b[\s\S]*?<\/\1\s*>/ and /<[^>]*>/) are quadratic when
+// the closing part is missing: 100 KB of "<" took seconds and a 10 MB mail would
+// block the process for hours.
+const BLOCK_OPEN_RE = /<(script|style|head)\b/gi;
+
+/** Replaces each <script>, <style> and <head> element (opener to the first matching closer) with a space. */
+function stripBlocks(html: string): string {
+  let out = '';
+  let pos = 0;
+  const noCloserFrom = new Map<string, number>(); // tag -> offset from which no closer exists
+  const open = new RegExp(BLOCK_OPEN_RE);
+  for (let m = open.exec(html); m; m = open.exec(html)) {
+    const tag = m[1]!.toLowerCase();
+    const from = m.index + m[0].length;
+    if ((noCloserFrom.get(tag) ?? Infinity) <= from) continue;
+    const close = new RegExp(`<\\/${tag}\\s*>`, 'gi');
+    close.lastIndex = from;
+    const c = close.exec(html);
+    if (!c) {
+      noCloserFrom.set(tag, from);
+      continue;
+    }
+    out += html.slice(pos, m.index) + ' ';
+    pos = open.lastIndex = c.index + c[0].length;
+  }
+  return out + html.slice(pos);
+}
+
+/** /<[^>]*>/g -> ' ', applied only up to the last ">" (no tag can match after it). */
+function stripTags(html: string): string {
+  const last = html.lastIndexOf('>');
+  return last < 0 ? html : html.slice(0, last + 1).replace(/<[^>]*>/g, ' ') + html.slice(last + 1);
+}
+
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6])\s*>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ')
+  return stripTags(stripBlocks(html).replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6])\s*>/gi, '\n'))
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
       if (e[0] === '#') {
         const cp = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        return cp > 0 && cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+        // A surrogate code point on its own is not a character (it would leave half a pair in the text).
+        return cp > 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : m;
       }
       return ENTITIES[e.toLowerCase()] ?? m;
     });
@@ -21,8 +54,17 @@ const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;
 const HREF_RE = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
 const MAX_LINKS = 50;
 
+const TRAILING_PUNCTUATION = new Set('.,;:!?)]}>');
+
+/** Drops trailing punctuation; a loop, because /[.,;:!?)\]}>]+$/ is quadratic on long runs of it. */
+function trimTrailingPunctuation(s: string): string {
+  let end = s.length;
+  while (end > 0 && TRAILING_PUNCTUATION.has(s[end - 1]!)) end--;
+  return s.slice(0, end);
+}
+
 function cleanUrl(url: string): string | undefined {
-  const trimmed = url.replace(/&amp;/g, '&').replace(/[.,;:!?)\]}>]+$/, '').trim();
+  const trimmed = trimTrailingPunctuation(url.replace(/&amp;/g, '&')).trim();
   return /^https?:\/\/[^\s/]+/i.test(trimmed) && URL.canParse(trimmed) ? trimmed : undefined;
 }
 
@@ -68,5 +110,8 @@ export function extractCodes(subject: string, text: string): string[] {
 
 export function makePreview(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : flat.slice(0, max).replace(/\s\S*$/, '') + '…';
+  if (flat.length <= max) return flat;
+  // Never cut between the two halves of a surrogate pair (an emoji, say).
+  const end = /[\ud800-\udbff]/.test(flat[max - 1]!) ? max - 1 : max;
+  return flat.slice(0, end).replace(/\s\S*$/, '') + '…';
 }

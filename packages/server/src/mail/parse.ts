@@ -7,9 +7,26 @@ import { extractCodes, extractLinks, htmlToText, makePreview } from './extract.j
 
 const PARSE_OPTIONS = { maxNestingDepth: 64, maxHeadersSize: 2 * 1024 * 1024, attachmentEncoding: 'arraybuffer' } as const;
 
+/**
+ * Parses a message. When the body defeats the parser (nesting past the limit, say),
+ * the header block alone is parsed, so subject, from and to are still read.
+ */
 export async function parseMessage(raw: Buffer): Promise<Email | undefined> {
   try {
     return await PostalMime.parse(raw, PARSE_OPTIONS);
+  } catch {
+    return parseHeadersOnly(raw);
+  }
+}
+
+async function parseHeadersOnly(raw: Buffer): Promise<Email | undefined> {
+  const crlf = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  const end = [crlf, lf].filter((i) => i >= 0).reduce((a, b) => Math.min(a, b), raw.length);
+  // The body is dropped, and with it the MIME structure the headers announce.
+  const headers = raw.subarray(0, end).toString('latin1').replace(/^content-type:.*(\r?\n[ \t].*)*/gim, 'Content-Type: text/plain');
+  try {
+    return await PostalMime.parse(Buffer.from(`${headers}\r\n\r\n`, 'latin1'), PARSE_OPTIONS);
   } catch {
     return undefined;
   }
@@ -74,7 +91,8 @@ export interface DecodedAttachment {
 
 /** Re-parses a stored message and returns one attachment by its metadata id. */
 export async function readAttachment(raw: Buffer, id: string): Promise<DecodedAttachment | undefined> {
-  if (!/^\d{1,6}$/.test(id)) return undefined;
+  // Only the ids the metadata lists ("0", "1", ...): "00" or "01" are unknown ids, 404.
+  if (!/^(0|[1-9]\d{0,5})$/.test(id)) return undefined;
   const email = await parseMessage(raw);
   const index = Number(id);
   const a = email?.attachments[index];

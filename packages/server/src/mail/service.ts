@@ -81,11 +81,13 @@ export function createMailService(opts: MailServiceOptions) {
     const source = env.sender || fromHeader || '';
     const messageId = email?.messageId ?? '';
     const createdAt = now();
+    // Parsed and extracted once per message; only `size` differs per copy (the Received: line).
+    const base = buildMetadata(email, 0);
     const rows = env.recipients.map((rcpt) => {
       const uuid = randomUUID();
       const trace = receivedHeader({ ...env.trace, recipient: rcpt.address, id: uuid.slice(0, 8), date: new Date(createdAt) });
       const raw = Buffer.concat([trace, env.raw]);
-      const metadata = JSON.stringify(buildMetadata(email, raw.length));
+      const metadata = JSON.stringify({ ...base, size: raw.length });
       return { uuid, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
     });
     await store.insertMails(rows);
