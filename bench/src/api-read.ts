@@ -1,0 +1,90 @@
+// 1. API read: GET /api/mails?limit=20&offset=0 and GET /api/mail/{uuid} for an
+// inbox of 20 mails in a store of 100,000, 50 connections, against a bare
+// node:http server answering the same bytes, alternating in the same run.
+// Target: our throughput at least 0.5 of the bare server's.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startBareHttp } from './lib/baselines.js';
+import { createAddress, getJson, httpRequest } from './lib/http.js';
+import { httpLoad, interleave, type HttpLoad } from './lib/load.js';
+import { messageTemplate } from './lib/messages.js';
+import { makeTempDir, withCpu } from './lib/procs.js';
+import { verdict, type Bench, type Row } from './lib/report.js';
+import { blast } from './lib/smtp-client.js';
+import { fmt, median, round } from './lib/stats.js';
+import { seedDataDir, startTempInbox, type TempInbox } from './lib/temp-inbox.js';
+import type { Baseline } from './lib/baselines.js';
+
+const TARGET = 0.5;
+
+export const apiRead: Bench = async (ctx) => {
+  const p = ctx.quick
+    ? { store: 1_000, addresses: 50, seconds: 2, warmup: 0.5, rounds: 1, connections: 50 }
+    : { store: 100_000, addresses: 1_000, seconds: 8, warmup: 2, rounds: 5, connections: 50 };
+  let server: TempInbox | undefined;
+  let bare: Baseline | undefined;
+  try {
+    ctx.log(`seeding ${p.store - 20} mails over ${p.addresses} addresses`);
+    const seeded = await seedDataDir(p.store - 20, p.addresses);
+    server = await startTempInbox({ dataDir: seeded.dataDir, name: 'temp-inbox-api' });
+    const { address, jwt } = await createAddress(server.httpUrl);
+    const tmpl = messageTemplate(3 * 1024, `api${Date.now()}`);
+    await blast({ port: server.smtpPort, connections: 1, messages: 20, recipient: () => address, message: tmpl });
+
+    const listPath = '/api/mails?limit=20&offset=0';
+    const list = await getJson<{ results: { uuid: string }[]; count: number }>(server.httpUrl + listPath, jwt);
+    if (list.results.length !== 20 || list.count !== 20) throw new Error(`expected 20 listed mails, got ${list.results.length}/${list.count}`);
+    const mailPath = `/api/mail/${list.results[10]!.uuid}`;
+    const auth = { authorization: `Bearer ${jwt}` };
+
+    // Capture our exact response bytes for the bare server.
+    const dir = makeTempDir('bare');
+    const routes = [];
+    const responseBytes: Record<string, number> = {};
+    for (const [prefix, path] of [['/api/mails', listPath], ['/api/mail/', mailPath]] as const) {
+      const res = await httpRequest(server.httpUrl + path, { headers: auth });
+      const file = join(dir, prefix.replace(/\W/g, '_'));
+      writeFileSync(file, res.body);
+      responseBytes[prefix] = res.body.length;
+      routes.push({ prefix, file, contentType: String(res.headers['content-type']) });
+    }
+    bare = await startBareHttp(routes);
+    const bareUrl = `http://127.0.0.1:${bare.port}`;
+
+    const rows: Row[] = [];
+    const details: Record<string, unknown> = { params: p, seedSeconds: seeded.seconds, responseBytes };
+    for (const [label, path] of [['GET /api/mails?limit=20', listPath], ['GET /api/mail/{uuid}', mailPath]] as const) {
+      const run = (base: string, pid: number) => () => withCpu(pid, () => httpLoad(base + path, { connections: p.connections, seconds: p.seconds, headers: auth }));
+      ctx.log(`${label}: warm-up`);
+      await httpLoad(server.httpUrl + path, { connections: p.connections, seconds: p.warmup, headers: auth });
+      await httpLoad(bareUrl + path, { connections: p.connections, seconds: p.warmup, headers: auth });
+      const samples = await interleave(p.rounds, { 'temp-inbox': run(server.httpUrl, server.child.pid), 'bare node:http': run(bareUrl, bare.child.pid) }, ctx.log);
+      const ours = median(samples['temp-inbox']!.map((s) => s.rps));
+      const base = median(samples['bare node:http']!.map((s) => s.rps));
+      const ratio = ours / base;
+      const p99 = median(samples['temp-inbox']!.map((s) => s.latencyP99));
+      rows.push({
+        bench: 'api-read',
+        measure: `${label} req/s, ${p.connections} conns`,
+        ours: `${fmt(ours)} req/s (p99 ${fmt(p99)} ms)`,
+        baseline: `${fmt(base)} req/s (bare node:http)`,
+        result: `ratio ${fmt(ratio)}`,
+        target: `≥ ${TARGET}`,
+        verdict: verdict(ratio >= TARGET),
+        values: {
+          ours: round(ours),
+          baseline: round(base),
+          ratio: round(ratio, 3),
+          oursP99Ms: p99,
+          oursCpu: median(samples['temp-inbox']!.map((s) => s.serverCpu)),
+          baselineCpu: median(samples['bare node:http']!.map((s) => s.serverCpu)),
+        },
+      });
+      details[label] = samples as Record<string, HttpLoad[]>;
+    }
+    return { rows, details };
+  } finally {
+    await bare?.stop();
+    await server?.stop();
+  }
+};

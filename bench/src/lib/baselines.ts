@@ -1,0 +1,57 @@
+// The comparison servers, each in its own process.
+import { join } from 'node:path';
+import { CHILDREN_DIR, MAILDEV_BIN } from './paths.js';
+import { freePort, sleep, startChild, waitForOutput, type Child } from './procs.js';
+import { SmtpConnection } from './smtp-client.js';
+
+export interface Baseline {
+  child: Child;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export async function startBareHttp(routes: { prefix: string; file: string; contentType: string }[]): Promise<Baseline> {
+  const child = startChild({ name: 'bare-http', tsx: true, args: [join(CHILDREN_DIR, 'bare-http.ts'), JSON.stringify(routes)] });
+  const m = await waitForOutput(child, /READY (\d+)/).catch(async (err) => {
+    await child.stop();
+    throw err;
+  });
+  return { child, port: Number(m[1]), stop: () => child.stop() };
+}
+
+export async function startSmtpSink(): Promise<Baseline> {
+  const child = startChild({ name: 'smtp-sink', tsx: true, args: [join(CHILDREN_DIR, 'smtp-sink.ts')] });
+  const m = await waitForOutput(child, /READY (\d+)/).catch(async (err) => {
+    await child.stop();
+    throw err;
+  });
+  return { child, port: Number(m[1]), stop: () => child.stop() };
+}
+
+/** MailDev as its README starts it (in-memory store, web UI on), bound to loopback. */
+export async function startMailDev(): Promise<Baseline & { webPort: number }> {
+  const port = await freePort();
+  const webPort = await freePort();
+  const child = startChild({
+    name: 'maildev',
+    args: [MAILDEV_BIN, '--smtp', String(port), '--web', String(webPort), '--ip', '127.0.0.1', '--web-ip', '127.0.0.1'],
+  });
+  try {
+    await waitForOutput(child, /Press Ctrl\+C to stop|SMTP Server/, 60_000);
+    // Ready when it greets over SMTP.
+    for (let i = 0; ; i++) {
+      try {
+        const c = await SmtpConnection.open(port);
+        await c.close();
+        break;
+      } catch (err) {
+        if (i > 100) throw err;
+        await sleep(100);
+      }
+    }
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return { child, port, webPort, stop: () => child.stop() };
+}

@@ -1,0 +1,84 @@
+// The server under test, as users run it: the built packages/server/dist/main.js
+// in its own process, configured only through the environment.
+import { join } from 'node:path';
+import { RATE_LIMIT_ROUTES } from '../../../packages/server/dist/config/index.js';
+import { createTokens } from '../../../packages/server/dist/domain/tokens.js';
+import { makeTempDir, removeTempDir, runChild, startChild, waitForOutput, type Child } from './procs.js';
+import { CHILDREN_DIR, SERVER_MAIN } from './paths.js';
+
+export interface TempInbox {
+  child: Child;
+  httpUrl: string;
+  smtpPort: number;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export interface StartTempInboxOptions {
+  /** A data directory to use (e.g. one seeded before start); a fresh one otherwise. */
+  dataDir?: string;
+  env?: Record<string, string>;
+  name?: string;
+}
+
+/** Every bench server signs with this, so a bench can mint a JWT for a seeded address. */
+export const BENCH_JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
+
+/** A JWT for an address of a server started with benchEnv(). */
+export function jwtFor(address: { id: number; address: string }): Promise<string> {
+  return createTokens(BENCH_JWT_SECRET).sign({ address: address.address, addressId: address.id });
+}
+
+/** Rate limits off (they would refuse a load test), everything else at its shipped default unless env says otherwise. */
+export function benchEnv(): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((r) => [`RATE_LIMIT_${r}`, '0'])),
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: '0',
+    SMTP_HOST: '127.0.0.1',
+    SMTP_PORT: '0',
+    SMTP_HOSTNAME: 'mx.bench',
+    JWT_SECRET: BENCH_JWT_SECRET,
+  };
+}
+
+export async function startTempInbox(opts: StartTempInboxOptions = {}): Promise<TempInbox> {
+  const dataDir = opts.dataDir ?? makeTempDir('data');
+  const child = startChild({ name: opts.name ?? 'temp-inbox', args: [SERVER_MAIN], env: { ...benchEnv(), DATA_DIR: dataDir, ...opts.env } });
+  try {
+    const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/, 120_000);
+    return {
+      child,
+      httpUrl: m[1]!,
+      smtpPort: Number(m[2]),
+      dataDir,
+      async stop() {
+        await child.stop();
+        removeTempDir(dataDir);
+      },
+    };
+  } catch (err) {
+    await child.stop();
+    removeTempDir(dataDir);
+    throw err;
+  }
+}
+
+/** Seeds a fresh data directory with `count` mails over `addresses` addresses (seed-00000@…); returns the directory. */
+export interface Seeded {
+  dataDir: string;
+  seconds: number;
+  /** The first seeded address (seed-00000@…), holding about count/addresses mails. */
+  first: { id: number; address: string };
+}
+
+export async function seedDataDir(count: number, addresses: number): Promise<Seeded> {
+  const dataDir = makeTempDir('data');
+  const out = await runChild({ name: 'seed', tsx: true, args: [join(CHILDREN_DIR, 'seed.ts'), JSON.stringify({ dataDir, count, addresses })] }, 30 * 60_000);
+  const m = /SEEDED (\{.*\})/.exec(out);
+  if (!m) throw new Error(`seeding printed no result:\n${out.slice(-2000)}`);
+  const r = JSON.parse(m[1]!) as { seconds: number; first: { id: number; address: string } };
+  return { dataDir, seconds: r.seconds, first: r.first };
+}
+
+export const seedAddress = (k: number, domain: string) => `seed-${String(k).padStart(5, '0')}@${domain}`;

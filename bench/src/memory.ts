@@ -1,0 +1,120 @@
+// 5. Memory: resident memory (VmRSS of the server process) after ingesting
+// 100,000 3 KB mails over SMTP, and how much one 10 MB message raises it
+// (peak during delivery, from VmHWM after resetting it, and sampled VmRSS).
+// Targets: at most 200 MB after the ingest; the rise at most 3x the message size.
+import { performance } from 'node:perf_hooks';
+import { createAddress, getJson, httpRequest } from './lib/http.js';
+import { bigMessage, messageTemplate } from './lib/messages.js';
+import { memoryOf, resetPeak, sleep } from './lib/procs.js';
+import { verdict, type Bench, type Row } from './lib/report.js';
+import { blast, SmtpConnection } from './lib/smtp-client.js';
+import { fmt, MB, round } from './lib/stats.js';
+import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
+
+const RSS_TARGET = 200 * MB;
+const BIG_FACTOR = 3;
+const BIG_BYTES = 10 * 1000 * 1000;
+
+/** Runs `work` while sampling the process's RSS every 5 ms; returns the peak rise over the RSS before it. */
+async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; before: number; peak: number; after: number; hwmReset: boolean }> {
+  const hwmReset = resetPeak(pid);
+  const before = memoryOf(pid).rss;
+  let sampled = before;
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      sampled = Math.max(sampled, memoryOf(pid).rss);
+      await sleep(5);
+    }
+  })();
+  const result = await work().finally(() => (running = false));
+  await sampler;
+  await sleep(1000);
+  const m = memoryOf(pid);
+  return { result, before, peak: Math.max(sampled, hwmReset ? m.hwm : 0), after: m.rss, hwmReset };
+}
+
+export const memory: Bench = async (ctx) => {
+  const count = ctx.quick ? 1_000 : 100_000;
+  let server: TempInbox | undefined;
+  try {
+    server = await startTempInbox({ name: 'temp-inbox-memory' });
+    const pid = server.child.pid;
+    const inboxes = await Promise.all(Array.from({ length: 10 }, () => createAddress(server!.httpUrl)));
+    await sleep(500);
+    const atStart = memoryOf(pid).rss;
+
+    ctx.log(`ingesting ${count} 3 KB mails`);
+    const t0 = performance.now();
+    let hwmIngest = 0;
+    const sampler = setInterval(() => (hwmIngest = Math.max(hwmIngest, memoryOf(pid).rss)), 250);
+    const ingest = await blast({
+      port: server.smtpPort,
+      connections: 10,
+      messages: count,
+      recipient: (_i, c) => inboxes[c]!.address,
+      message: messageTemplate(3 * 1024, `mem${Date.now()}`),
+    }).finally(() => clearInterval(sampler));
+    ctx.log(`ingested at ${fmt(ingest.rate)} msg/s in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await sleep(2000);
+    const afterIngest = memoryOf(pid);
+
+    ctx.log('one 10 MB message');
+    const big = bigMessage(BIG_BYTES, inboxes[0]!.address);
+    const deliver = await peakDuring(pid, async () => {
+      const c = await SmtpConnection.open(server!.smtpPort);
+      try {
+        return await c.send('loadgen@bench.example.com', inboxes[0]!.address, big);
+      } finally {
+        await c.close();
+      }
+    });
+    const rise = deliver.peak - deliver.before;
+
+    // Reading it back (informational): GET /api/mail/{uuid} returns the raw message as JSON.
+    const list = await getJson<{ results: { uuid: string; metadata: string }[] }>(`${server.httpUrl}/api/mails?limit=1&offset=0`, inboxes[0]!.jwt);
+    const uuid = list.results[0]!.uuid;
+    const read = await peakDuring(pid, async () => {
+      const res = await httpRequest(`${server!.httpUrl}/api/mail/${uuid}`, { headers: { authorization: `Bearer ${inboxes[0]!.jwt}` } });
+      if (res.status !== 200) throw new Error(`GET big mail -> ${res.status}`);
+      return res.body.length;
+    });
+    const readRise = read.peak - read.before;
+
+    const rows: Row[] = [
+      {
+        bench: 'memory',
+        measure: `RSS after ingesting ${count.toLocaleString('en-US')} mails`,
+        ours: `${fmt(afterIngest.rss / MB)} MB (peak ${fmt(Math.max(hwmIngest, afterIngest.hwm) / MB)} MB)`,
+        baseline: `${fmt(atStart / MB)} MB at start`,
+        result: `${fmt(afterIngest.rss / MB)} MB`,
+        target: '≤ 200 MB',
+        verdict: verdict(afterIngest.rss <= RSS_TARGET),
+        values: { rssBytes: afterIngest.rss, peakBytes: Math.max(hwmIngest, afterIngest.hwm), startBytes: atStart, messages: count, ingestRate: round(ingest.rate) },
+      },
+      {
+        bench: 'memory',
+        measure: `one ${fmt(big.length / 1e6, 1)} MB message: peak RSS rise`,
+        ours: `+${fmt(rise / MB)} MB peak, +${fmt((deliver.after - deliver.before) / MB)} MB after 1 s`,
+        baseline: `${fmt(deliver.before / MB)} MB before`,
+        result: `${fmt(rise / big.length)}× its size`,
+        target: `≤ ${BIG_FACTOR}×`,
+        verdict: verdict(rise <= BIG_FACTOR * big.length),
+        values: { before: deliver.before, peak: deliver.peak, after: deliver.after, messageBytes: big.length, factor: round(rise / big.length, 3), hwmReset: deliver.hwmReset },
+      },
+      {
+        bench: 'memory',
+        measure: 'reading it back (GET /api/mail)',
+        ours: `+${fmt(readRise / MB)} MB peak`,
+        baseline: `${fmt(read.before / MB)} MB before`,
+        result: `${fmt(readRise / big.length)}× its size`,
+        target: '(none)',
+        verdict: 'info',
+        values: { before: read.before, peak: read.peak, after: read.after, responseBytes: read.result, factor: round(readRise / big.length, 3) },
+      },
+    ];
+    return { rows, details: { count, ingest, atStart, afterIngest, hwmIngest, deliver: { ...deliver, result: undefined }, read: { ...read, result: undefined } } };
+  } finally {
+    await server?.stop();
+  }
+};

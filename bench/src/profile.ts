@@ -1,0 +1,87 @@
+// Not a bench: runs the built server under one of the bench loads with
+// --cpu-prof and prints where its CPU time went (self time by package and by
+// function). The .cpuprofile opens in Chrome DevTools (Performance tab).
+//
+//   node --import tsx bench/src/profile.ts smtp|list|mail [seconds] [LOG_LEVEL]
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { createAddress, getJson } from './lib/http.js';
+import { httpLoad } from './lib/load.js';
+import { messageTemplate } from './lib/messages.js';
+import { SERVER_MAIN, ROOT } from './lib/paths.js';
+import { makeTempDir, removeAllTempDirs, startChild, stopAllChildren, waitForOutput } from './lib/procs.js';
+import { blast } from './lib/smtp-client.js';
+import { benchEnv } from './lib/temp-inbox.js';
+
+const [mode = 'smtp', secondsArg = '8', level = 'info'] = process.argv.slice(2);
+if (!['smtp', 'list', 'mail'].includes(mode)) {
+  process.stderr.write('usage: profile.ts smtp|list|mail [seconds] [LOG_LEVEL]\n');
+  process.exit(2);
+}
+const seconds = Number(secondsArg);
+const profDir = join(tmpdir(), 'temp-inbox-profiles');
+mkdirSync(profDir, { recursive: true });
+const before = new Set(readdirSync(profDir));
+
+const child = startChild({
+  name: 'profiled',
+  args: [SERVER_MAIN],
+  nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+  env: { ...benchEnv(), DATA_DIR: makeTempDir('data'), LOG_LEVEL: level },
+});
+try {
+  const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/);
+  const [httpUrl, smtpPort] = [m[1]!, Number(m[2])];
+  const inboxes = await Promise.all(Array.from({ length: 10 }, () => createAddress(httpUrl)));
+  const tmpl = messageTemplate(3 * 1024, `prof${Date.now()}`);
+  if (mode === 'smtp') {
+    const r = await blast({ port: smtpPort, connections: 10, seconds, recipient: (_i, c) => inboxes[c]!.address, message: tmpl });
+    process.stdout.write(`${r.messages} messages, ${r.rate.toFixed(0)} msg/s\n`);
+  } else {
+    await blast({ port: smtpPort, connections: 1, messages: 20, recipient: () => inboxes[0]!.address, message: tmpl });
+    const list = await getJson<{ results: { uuid: string }[] }>(`${httpUrl}/api/mails?limit=20&offset=0`, inboxes[0]!.jwt);
+    const path = mode === 'list' ? '/api/mails?limit=20&offset=0' : `/api/mail/${list.results[10]!.uuid}`;
+    const r = await httpLoad(httpUrl + path, { connections: 50, seconds, headers: { authorization: `Bearer ${inboxes[0]!.jwt}` } });
+    process.stdout.write(`${r.requests} requests, ${r.rps.toFixed(0)} req/s\n`);
+  }
+} finally {
+  await stopAllChildren();
+  removeAllTempDirs();
+}
+
+const file = readdirSync(profDir).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
+if (!file) throw new Error('no profile written');
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+const prof = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+const self = new Map<number, number>();
+prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const where = (url: string) => {
+  const path = url.replace(/^file:\/\//, '');
+  const nm = path.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const parts = path.slice(nm + 13).split('/');
+    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  }
+  return path.startsWith('/') ? relative(ROOT, path) : path || '(native)';
+};
+const add = (map: Map<string, number>, k: string, v: number) => map.set(k, (map.get(k) ?? 0) + v);
+const byPackage = new Map<string, number>();
+const byFunction = new Map<string, number>();
+for (const [id, t] of self) {
+  const n = byId.get(id)!;
+  add(byPackage, where(n.callFrame.url), t);
+  add(byFunction, `${n.callFrame.functionName || '(anonymous)'} ${where(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`, t);
+}
+const top = (map: Map<string, number>, n: number) =>
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((v / total) * 100).toFixed(1).padStart(5)}%  ${k}`)
+    .join('\n');
+process.stdout.write(`\nprofile: ${join(profDir, file)}\n\nself time by package or file:\n${top(byPackage, 15)}\n\nself time by function:\n${top(byFunction, 25)}\n`);

@@ -1,0 +1,90 @@
+// 2. SMTP ingest: 3 KB messages over 10 pooled connections into temp-inbox,
+// a no-op smtp-server sink and MailDev, alternating in the same run.
+// Targets: at least 0.7 of the sink's rate; at least 2x MailDev's.
+import { startMailDev, startSmtpSink, type Baseline } from './lib/baselines.js';
+import { createAddress } from './lib/http.js';
+import { interleave } from './lib/load.js';
+import { messageTemplate } from './lib/messages.js';
+import { verdict, type Bench, type Row } from './lib/report.js';
+import { blast, type BlastResult } from './lib/smtp-client.js';
+import { withCpu } from './lib/procs.js';
+import { fmt, median, round } from './lib/stats.js';
+import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
+
+const SINK_TARGET = 0.7;
+const MAILDEV_TARGET = 2;
+export const MESSAGE_BYTES = 3 * 1024;
+export const CONNECTIONS = 10;
+
+export const smtpIngest: Bench = async (ctx) => {
+  const p = ctx.quick ? { seconds: 1, warmup: 0.3, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 5 };
+  let server: TempInbox | undefined;
+  let sink: Baseline | undefined;
+  let maildev: Baseline | undefined;
+  try {
+    server = await startTempInbox({ name: 'temp-inbox-ingest' });
+    const addresses = await Promise.all(Array.from({ length: CONNECTIONS }, () => createAddress(server!.httpUrl)));
+    sink = await startSmtpSink();
+    let maildevError: string | undefined;
+    try {
+      maildev = await startMailDev();
+    } catch (err) {
+      maildevError = (err as Error).message;
+      ctx.log(`MailDev did not start: ${maildevError}`);
+    }
+
+    const template = messageTemplate(MESSAGE_BYTES, `ingest${Date.now()}`);
+    const sizeCheck = template(0, addresses[0]!.address).length;
+    let offset = 0;
+    const run = (port: number, pid: number, seconds: number) => async () => {
+      const r = await withCpu(pid, () => blast({ port, connections: CONNECTIONS, seconds, offset, recipient: (_i, c) => addresses[c]!.address, message: template }));
+      offset += r.messages;
+      return r;
+    };
+    const targets: Record<string, [port: number, pid: number]> = { 'temp-inbox': [server.smtpPort, server.child.pid], 'smtp-server sink': [sink.port, sink.child.pid] };
+    if (maildev) targets['MailDev'] = [maildev.port, maildev.child.pid];
+    ctx.log(`warm-up (${p.warmup} s each)`);
+    for (const [port, pid] of Object.values(targets)) await run(port, pid, p.warmup)();
+    const samples = await interleave(
+      p.rounds,
+      Object.fromEntries(Object.entries(targets).map(([name, [port, pid]]) => [name, run(port, pid, p.seconds)])),
+      (m) => ctx.log(m),
+    );
+    const rate = (name: string) => median((samples[name] ?? []).map((s: BlastResult) => s.rate));
+    const cpu = (name: string) => median((samples[name] ?? []).map((s) => s.serverCpu));
+    const ours = rate('temp-inbox');
+    const sinkRate = rate('smtp-server sink');
+    const rows: Row[] = [
+      {
+        bench: 'smtp-ingest',
+        measure: `${fmt(sizeCheck / 1024, 1)} KB msgs, ${CONNECTIONS} conns, vs sink`,
+        ours: `${fmt(ours)} msg/s`,
+        baseline: `${fmt(sinkRate)} msg/s (no-op smtp-server)`,
+        result: `ratio ${fmt(ours / sinkRate)}`,
+        target: `≥ ${SINK_TARGET}`,
+        verdict: verdict(ours / sinkRate >= SINK_TARGET),
+        values: { ours: round(ours), baseline: round(sinkRate), ratio: round(ours / sinkRate, 3), oursCpu: cpu('temp-inbox'), baselineCpu: cpu('smtp-server sink') },
+      },
+    ];
+    if (maildev) {
+      const md = rate('MailDev');
+      rows.push({
+        bench: 'smtp-ingest',
+        measure: `${fmt(sizeCheck / 1024, 1)} KB msgs, ${CONNECTIONS} conns, vs MailDev`,
+        ours: `${fmt(ours)} msg/s`,
+        baseline: `${fmt(md)} msg/s (MailDev 3.0.0)`,
+        result: `${fmt(ours / md)}×`,
+        target: `≥ ${MAILDEV_TARGET}×`,
+        verdict: verdict(ours / md >= MAILDEV_TARGET),
+        values: { ours: round(ours), baseline: round(md), ratio: round(ours / md, 3), oursCpu: cpu('temp-inbox'), baselineCpu: cpu('MailDev') },
+      });
+    } else {
+      rows.push({ bench: 'smtp-ingest', measure: 'vs MailDev', ours: `${fmt(ours)} msg/s`, baseline: 'MailDev did not start', result: '', target: `≥ ${MAILDEV_TARGET}×`, verdict: 'not measured', values: { error: maildevError ?? '' } });
+    }
+    return { rows, details: { params: { ...p, connections: CONNECTIONS, messageBytes: sizeCheck }, samples, maildevError } };
+  } finally {
+    await maildev?.stop();
+    await sink?.stop();
+    await server?.stop();
+  }
+};
