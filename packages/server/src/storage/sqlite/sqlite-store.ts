@@ -70,7 +70,9 @@ export function openSqliteStore(file: string): Store {
     ),
     rotate: db.prepare('UPDATE sessions SET id = ?, active_address_id = ?, created_at = ? WHERE id = ?'),
     deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
-    purgeMails: db.prepare('DELETE FROM mails WHERE created_at < ? OR deleted_at IS NOT NULL'),
+    // Two statements: with an OR, SQLite cannot use either index and scans every mail.
+    purgeOldMails: db.prepare('DELETE FROM mails WHERE created_at < ?'),
+    purgeDeletedMails: db.prepare('DELETE FROM mails WHERE deleted_at IS NOT NULL'),
     purgeAddresses: db.prepare('DELETE FROM addresses WHERE created_at < ?'),
     purgeSessions: db.prepare('DELETE FROM sessions WHERE created_at < ?'),
     ping: db.prepare('SELECT 1').pluck(),
@@ -85,7 +87,7 @@ export function openSqliteStore(file: string): Store {
   const purge = db.transaction((c: { mailBefore: number; addressBefore: number; sessionBefore: number }): PurgeResult => {
     // Addresses first: their mail goes with them through ON DELETE CASCADE.
     const addresses = q.purgeAddresses.run(c.addressBefore).changes;
-    const mails = q.purgeMails.run(c.mailBefore).changes;
+    const mails = q.purgeOldMails.run(c.mailBefore).changes + q.purgeDeletedMails.run().changes;
     const sessions = q.purgeSessions.run(c.sessionBefore).changes;
     return { mails, addresses, sessions };
   });
