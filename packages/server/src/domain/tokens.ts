@@ -15,8 +15,16 @@ export interface Tokens {
   verify(token: string, nowMs?: number): Promise<TokenClaims | undefined>;
 }
 
+/** How many verified tokens are remembered (a client polls with the same token). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export function createTokens(secret: string): Tokens {
-  const key = new TextEncoder().encode(secret);
+  // Imported once: passing the raw bytes would make jose import the key on every call.
+  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  // Tokens whose signature has been checked, with their expiry (seconds). Only a
+  // byte-identical token hits, so a forged or altered one is always verified in full.
+  const verified = new Map<string, { claims: TokenClaims; exp: number }>();
+
   return {
     async sign({ address, addressId }, nowMs = Date.now()) {
       const iat = Math.floor(nowMs / 1000);
@@ -25,18 +33,30 @@ export function createTokens(secret: string): Tokens {
         .setSubject(address)
         .setIssuedAt(iat)
         .setExpirationTime(iat + JWT_LIFETIME_SECONDS)
-        .sign(key);
+        .sign(await key);
     },
     async verify(token, nowMs = Date.now()) {
+      const hit = verified.get(token);
+      if (hit) {
+        if (hit.exp > nowMs / 1000) return hit.claims;
+        verified.delete(token);
+        return undefined;
+      }
       try {
-        const { payload } = await jwtVerify(token, key, {
+        const { payload } = await jwtVerify(token, await key, {
           algorithms: ['HS256'],
           currentDate: new Date(nowMs),
           requiredClaims: ['sub', 'exp', 'iat'],
         });
         const aid = payload['aid'];
         if (typeof payload.sub !== 'string' || typeof aid !== 'number' || !Number.isSafeInteger(aid)) return undefined;
-        return { address: payload.sub, addressId: aid };
+        const claims = { address: payload.sub, addressId: aid };
+        // A token with "nbf" is never cached: its validity is not just an expiry.
+        if (payload.nbf === undefined) {
+          if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+          verified.set(token, { claims, exp: payload.exp! });
+        }
+        return claims;
       } catch {
         return undefined;
       }

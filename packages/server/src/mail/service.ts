@@ -44,6 +44,14 @@ export function createMailService(opts: MailServiceOptions) {
   const events = new EventEmitter();
   events.setMaxListeners(0);
 
+  // Mail-set versions, for reusing responses built from stored mail: a per-address
+  // counter bumped by every change this process makes to that address's mail, and
+  // an epoch bumped by every sweep that purged something. Changes made by another
+  // process show in the store's external write mark.
+  const versions = new Map<number, number>();
+  let epoch = 0;
+  const bump = (addressId: number) => versions.set(addressId, (versions.get(addressId) ?? 0) + 1);
+
   async function createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }> {
     const domain = normalizeDomain(req.domain, names);
     let record: AddressRecord | undefined;
@@ -90,7 +98,12 @@ export function createMailService(opts: MailServiceOptions) {
       const metadata = JSON.stringify({ ...base, size: raw.length });
       return { uuid, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
     });
-    await store.insertMails(rows);
+    try {
+      await store.insertMails(rows);
+    } finally {
+      // Also on failure: a commit whose acknowledgement was lost may still have happened.
+      for (const r of rows) bump(r.addressId);
+    }
     const delivered = rows.map((r) => ({ addressId: r.addressId, uuid: r.uuid }));
     for (const d of delivered) events.emit('mail', d);
     return delivered;
@@ -110,15 +123,42 @@ export function createMailService(opts: MailServiceOptions) {
     deliver,
     getMail,
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
-    deleteAddress: (addressId: number) => store.deleteAddress(addressId),
+    /**
+     * A token that changes whenever the live mail of this address may have changed
+     * (delivery, deletion, sweep, another process's write); undefined when the
+     * store cannot tell, and then nothing built from its mail may be reused.
+     */
+    mailSetVersion(addressId: number): string | undefined {
+      const mark = store.externalWriteMark();
+      return mark === undefined ? undefined : `${mark}.${epoch}.${versions.get(addressId) ?? 0}`;
+    },
+    async deleteAddress(addressId: number): Promise<boolean> {
+      try {
+        return await store.deleteAddress(addressId);
+      } finally {
+        bump(addressId);
+      }
+    },
     // An offset past any possible count is just an empty page; capped so that 1e20
     // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
     listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.listMails(addressId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     async deleteMail(addressId: number, uuid: string): Promise<void> {
-      if (!(await store.softDeleteMail(addressId, uuid))) throw notFound('No such mail.');
+      let deleted: boolean;
+      try {
+        deleted = await store.softDeleteMail(addressId, uuid);
+      } finally {
+        bump(addressId);
+      }
+      if (!deleted) throw notFound('No such mail.');
     },
-    clearInbox: (addressId: number) => store.clearMails(addressId),
+    async clearInbox(addressId: number): Promise<number> {
+      try {
+        return await store.clearMails(addressId);
+      } finally {
+        bump(addressId);
+      }
+    },
     async getAttachment(addressId: number, uuid: string, attachmentId: string): Promise<DecodedAttachment> {
       const mail = await getMail(addressId, uuid);
       const attachment = await readAttachment(mail.raw, attachmentId);
@@ -126,9 +166,15 @@ export function createMailService(opts: MailServiceOptions) {
       return attachment;
     },
     /** Retention sweep (DESIGN.md "Retention"). */
-    sweep(): Promise<PurgeResult> {
+    async sweep(): Promise<PurgeResult> {
       const t = now();
-      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs });
+      try {
+        return await store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs });
+      } finally {
+        // A new epoch invalidates every version, so the counters can start again.
+        versions.clear();
+        epoch++;
+      }
     },
   };
 }

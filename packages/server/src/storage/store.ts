@@ -87,6 +87,14 @@ export interface Store {
   /** Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted mail and sessions older than sessionBefore. */
   purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number }): Promise<PurgeResult>;
 
+  /**
+   * A number that changes whenever another connection (another process) has
+   * committed to the database since the last call, read cheaply; undefined when
+   * the backend cannot tell (several nodes share it), and then no response built
+   * from stored mail may be reused.
+   */
+  externalWriteMark(): number | undefined;
+
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

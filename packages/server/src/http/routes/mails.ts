@@ -6,6 +6,7 @@ import type { HttpDeps } from '../app.js';
 import { badRequest } from '../../domain/errors.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
+import { createResponseCache } from '../response-cache.js';
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
@@ -44,6 +45,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { mail } = deps;
+  // Serialised list pages and mails, reused while the address's mail is unchanged.
+  const cache = createResponseCache();
+  const JSON_TYPE = 'application/json; charset=utf-8';
 
   app.get(
     Paths.mails,
@@ -63,7 +67,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       },
       schema: {
         summary: 'List mail, newest first',
-        description: 'Never cached: a mail is listed as soon as SMTP answered 250 for it. `count` is the total of live mails.',
+        description: 'Never stale: a mail is listed as soon as SMTP answered 250 for it. `count` is the total of live mails.',
         tags: ['mail'],
         security: bearer,
         querystring: MailsQuery,
@@ -75,10 +79,19 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const address = await authenticate(request, mail);
-      const page = await mail.listMails(address.id, request.query.limit, request.query.offset);
-      return { results: page.results.map(toItem), count: page.count };
+      const { limit, offset } = request.query;
+      // Read before the query: a change that lands after it makes the entry stale at once.
+      const version = mail.mailSetVersion(address.id);
+      const key = `l:${address.id}:${limit}:${offset}`;
+      let body = version === undefined ? undefined : cache.get(key, version);
+      if (body === undefined) {
+        const page = await mail.listMails(address.id, limit, offset);
+        body = reply.serialize({ results: page.results.map(toItem), count: page.count }) as string;
+        if (version !== undefined) cache.set(key, version, body);
+      }
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 
@@ -94,10 +107,17 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         response: { 200: FullMail, 401: unauthorizedResponse, 404: notFoundResponse, 429: rateLimited },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const address = await authenticate(request, mail);
-      const m = await mail.getMail(address.id, request.params.uuid);
-      return { ...toItem(m), raw: rawToString(m.raw) };
+      const version = mail.mailSetVersion(address.id);
+      const key = `m:${address.id}:${request.params.uuid}`;
+      let body = version === undefined ? undefined : cache.get(key, version);
+      if (body === undefined) {
+        const m = await mail.getMail(address.id, request.params.uuid);
+        body = reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string;
+        if (version !== undefined) cache.set(key, version, body);
+      }
+      return reply.type(JSON_TYPE).send(body);
     },
   );
 

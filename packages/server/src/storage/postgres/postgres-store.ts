@@ -224,6 +224,10 @@ export async function openPostgresStore(url: string, options: { schema?: string 
         return { mails, addresses, sessions };
       });
     },
+    // Other nodes write to the same database; there is no cheap way to know when.
+    externalWriteMark() {
+      return undefined;
+    },
     async ping() {
       await pool.query('SELECT 1');
     },

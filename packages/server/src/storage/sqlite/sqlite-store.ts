@@ -50,7 +50,8 @@ export function openSqliteStore(file: string): Store {
     listMails: db.prepare(
       'SELECT id, uuid, source, address, metadata, message_id, created_at FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
-    countMails: db.prepare('SELECT count(*) AS n FROM mails WHERE address_id = ? AND deleted_at IS NULL').pluck(),
+    // The partial index covers the count; without the hint SQLite picks mails_address and reads every row.
+    countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_live_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
     getMail: db.prepare(
       'SELECT id, uuid, source, address, metadata, message_id, created_at, raw FROM mails WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL',
     ),
@@ -76,6 +77,8 @@ export function openSqliteStore(file: string): Store {
     purgeAddresses: db.prepare('DELETE FROM addresses WHERE created_at < ?'),
     purgeSessions: db.prepare('DELETE FROM sessions WHERE created_at < ?'),
     ping: db.prepare('SELECT 1').pluck(),
+    // Changes only when another connection commits (https://sqlite.org/pragma.html#pragma_data_version).
+    dataVersion: db.prepare('PRAGMA data_version').pluck(),
   };
 
   const insertMails = db.transaction((mails: NewMail[]) => mails.map((m) => Number(q.insertMail.run(m).lastInsertRowid)));
@@ -150,6 +153,9 @@ export function openSqliteStore(file: string): Store {
     },
     async purge(cutoffs) {
       return purge(cutoffs);
+    },
+    externalWriteMark() {
+      return q.dataVersion.get() as number;
     },
     async ping() {
       q.ping.get();

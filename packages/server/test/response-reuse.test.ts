@@ -1,0 +1,160 @@
+// Reused read responses (http/response-cache.ts) must never be stale: every
+// change to an inbox — a delivery, a deletion, a clear, a sweep, a write by
+// another process on the same SQLite file — shows on the very next request.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { createResponseCache } from '../src/http/response-cache.js';
+import { client, createAddress, message, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+
+describe('response reuse: never stale', () => {
+  let server: TestServer;
+  let get: ReturnType<typeof client>;
+  before(async () => {
+    server = await startTestServer({ MAIL_TTL: '2s' });
+    get = client(server);
+  });
+  after(() => server.close());
+
+  const send = async (to: string, subject: string) => {
+    const res = await sendMail(server.smtpPort, { to: [to], message: message({ From: 'a@example.com', To: to, Subject: subject }, 'body') });
+    assert.equal(res.code, 250, res.text);
+  };
+  const list = async (jwt: string, limit = 20, offset = 0) => {
+    const res = await get(`/api/mails?limit=${limit}&offset=${offset}`, { jwt });
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json; charset=utf-8/);
+    return res.json as { results: { uuid: string; metadata: string }[]; count: number };
+  };
+  const subjects = (page: { results: { metadata: string }[] }) => page.results.map((r) => (JSON.parse(r.metadata) as { subject: string }).subject);
+
+  it('a delivery, a delete and a clear each show on the next request', async () => {
+    const { address, jwt } = await createAddress(server);
+    assert.deepEqual(await list(jwt), { results: [], count: 0 });
+    assert.deepEqual(await list(jwt), { results: [], count: 0 });
+    await send(address, 'one');
+    assert.deepEqual(subjects(await list(jwt)), ['one']);
+    await send(address, 'two');
+    const page = await list(jwt);
+    assert.deepEqual(subjects(page), ['two', 'one']);
+    assert.equal(page.count, 2);
+    // A second page size is a separate entry, and is fresh too.
+    assert.deepEqual(subjects(await list(jwt, 1, 1)), ['one']);
+
+    const mailUrl = `/api/mail/${page.results[0]!.uuid}`;
+    assert.equal((await get(mailUrl, { jwt })).status, 200);
+    assert.equal((await get(mailUrl, { jwt })).status, 200);
+    assert.equal((await get(`/api/mails/${page.results[0]!.uuid}`, { method: 'DELETE', jwt })).status, 200);
+    assert.equal((await get(mailUrl, { jwt })).status, 404);
+    assert.deepEqual(subjects(await list(jwt)), ['one']);
+    assert.deepEqual(subjects(await list(jwt, 1, 1)), []);
+
+    assert.equal((await get('/api/clear_inbox', { method: 'DELETE', jwt })).status, 200);
+    assert.deepEqual(await list(jwt), { results: [], count: 0 });
+  });
+
+  it('one address\'s reused page is never served to another', async () => {
+    const a = await createAddress(server);
+    const b = await createAddress(server);
+    await send(a.address, 'for a');
+    assert.deepEqual(subjects(await list(a.jwt)), ['for a']);
+    assert.deepEqual(subjects(await list(b.jwt)), []);
+    await send(b.address, 'for b');
+    assert.deepEqual(subjects(await list(b.jwt)), ['for b']);
+    assert.deepEqual(subjects(await list(a.jwt)), ['for a']);
+  });
+
+  it('a deleted address\'s token stops working at once, reused page or not', async () => {
+    const { address, jwt } = await createAddress(server);
+    await send(address, 'x');
+    await list(jwt);
+    assert.equal((await get('/api/delete_address', { method: 'DELETE', jwt })).status, 200);
+    assert.equal((await get('/api/mails?limit=20&offset=0', { jwt })).status, 401);
+  });
+
+  it('mail purged by the retention sweep is gone on the next request', async () => {
+    const { address, jwt } = await createAddress(server);
+    await send(address, 'short-lived');
+    assert.deepEqual(subjects(await list(jwt)), ['short-lived']);
+    await new Promise((r) => setTimeout(r, 2100));
+    // Not yet swept: still listed (retention is enforced by the sweep).
+    assert.deepEqual(subjects(await list(jwt)), ['short-lived']);
+    await server.mail.sweep();
+    assert.deepEqual(await list(jwt), { results: [], count: 0 });
+  });
+
+  it('a write by another process on the same SQLite file shows on the next request', async () => {
+    const { address, jwt } = await createAddress(server);
+    await send(address, 'first');
+    const page = await list(jwt);
+    assert.deepEqual(subjects(page), ['first']);
+    // A second connection stands in for another process: its commits are not this process's.
+    const other = openSqliteStore(join(server.dataDir, 'temp-inbox.sqlite'));
+    try {
+      const record = await other.findAddress(address);
+      assert.ok(record);
+      const now = Date.now();
+      await other.insertMails([
+        {
+          uuid: randomUUID(),
+          addressId: record.id,
+          address,
+          source: 'b@example.com',
+          messageId: '<other@example.com>',
+          metadata: JSON.stringify({ subject: 'from elsewhere' }),
+          raw: Buffer.from('Subject: from elsewhere\r\n\r\nx\r\n'),
+          createdAt: now + 1000,
+        },
+      ]);
+      assert.deepEqual(subjects(await list(jwt)), ['from elsewhere', 'first']);
+      assert.equal(await other.softDeleteMail(record.id, page.results[0]!.uuid), true);
+      assert.deepEqual(subjects(await list(jwt)), ['from elsewhere']);
+      assert.equal((await get(`/api/mail/${page.results[0]!.uuid}`, { jwt })).status, 404);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('response cache: bounded', () => {
+  it('keeps entries for their version only, and evicts the least recently used past its size', () => {
+    const cache = createResponseCache({ maxChars: 10, maxEntryChars: 6 });
+    cache.set('a', 'v1', 'aaaa');
+    assert.equal(cache.get('a', 'v1'), 'aaaa');
+    assert.equal(cache.get('a', 'v2'), undefined);
+    assert.equal(cache.get('a', 'v1'), undefined, 'a stale entry is dropped, not kept for later');
+    cache.set('big', 'v1', 'x'.repeat(7));
+    assert.equal(cache.get('big', 'v1'), undefined, 'an entry above maxEntryChars is not kept');
+    cache.set('a', 'v1', 'aaaa');
+    cache.set('b', 'v1', 'bbbb');
+    assert.equal(cache.get('a', 'v1'), 'aaaa');
+    cache.set('c', 'v1', 'cccc');
+    assert.equal(cache.get('b', 'v1'), undefined, 'the least recently used entry went first');
+    assert.equal(cache.get('a', 'v1'), 'aaaa');
+    assert.equal(cache.get('c', 'v1'), 'cccc');
+  });
+});
+
+describe('store: external write mark', () => {
+  it('changes when another connection commits, not for this connection\'s own commits', async () => {
+    const server = await startTestServer();
+    try {
+      const file = join(server.dataDir, 'temp-inbox.sqlite');
+      const mark = server.store.externalWriteMark();
+      assert.equal(typeof mark, 'number');
+      await createAddress(server);
+      assert.equal(server.store.externalWriteMark(), mark, 'own commit');
+      const other = openSqliteStore(file);
+      try {
+        await other.createAddress(`x${Date.now()}@temp-inbox.localhost`, Date.now());
+      } finally {
+        await other.close();
+      }
+      assert.notEqual(server.store.externalWriteMark(), mark, 'another connection committed');
+    } finally {
+      await server.close();
+    }
+  });
+});
