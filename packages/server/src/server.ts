@@ -34,7 +34,10 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
-  const logger = opts.logger ?? pino({ level: config.logLevel });
+  // Asynchronous: lines written while a write is in flight go out together (one
+  // system call per burst instead of per line); pino flushes what is left on exit.
+  // Bounded so that a stalled stdout reader cannot grow memory without limit.
+  const logger = opts.logger ?? pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
   const secrets = resolveSecrets(config.dataDir, { jwtSecret: config.jwtSecret, sessionSecret: config.sessionSecret });
   const store = await createStore(config);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;

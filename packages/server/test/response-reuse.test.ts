@@ -120,20 +120,20 @@ describe('response reuse: never stale', () => {
 
 describe('response cache: bounded', () => {
   it('keeps entries for their version only, and evicts the least recently used past its size', () => {
-    const cache = createResponseCache({ maxChars: 10, maxEntryChars: 6 });
-    cache.set('a', 'v1', 'aaaa');
-    assert.equal(cache.get('a', 'v1'), 'aaaa');
+    const cache = createResponseCache({ maxBytes: 10, maxEntryBytes: 6 });
+    cache.set('a', 'v1', Buffer.from('aaaa'));
+    assert.equal(cache.get('a', 'v1')?.toString(), 'aaaa');
     assert.equal(cache.get('a', 'v2'), undefined);
     assert.equal(cache.get('a', 'v1'), undefined, 'a stale entry is dropped, not kept for later');
-    cache.set('big', 'v1', 'x'.repeat(7));
-    assert.equal(cache.get('big', 'v1'), undefined, 'an entry above maxEntryChars is not kept');
-    cache.set('a', 'v1', 'aaaa');
-    cache.set('b', 'v1', 'bbbb');
-    assert.equal(cache.get('a', 'v1'), 'aaaa');
-    cache.set('c', 'v1', 'cccc');
+    cache.set('big', 'v1', Buffer.from('x'.repeat(7)));
+    assert.equal(cache.get('big', 'v1'), undefined, 'an entry above maxEntryBytes is not kept');
+    cache.set('a', 'v1', Buffer.from('aaaa'));
+    cache.set('b', 'v1', Buffer.from('bbbb'));
+    assert.equal(cache.get('a', 'v1')?.toString(), 'aaaa');
+    cache.set('c', 'v1', Buffer.from('cccc'));
     assert.equal(cache.get('b', 'v1'), undefined, 'the least recently used entry went first');
-    assert.equal(cache.get('a', 'v1'), 'aaaa');
-    assert.equal(cache.get('c', 'v1'), 'cccc');
+    assert.equal(cache.get('a', 'v1')?.toString(), 'aaaa');
+    assert.equal(cache.get('c', 'v1')?.toString(), 'cccc');
   });
 });
 

@@ -2,8 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';
 import { JWT_LIFETIME_SECONDS } from '../domain/tokens.js';
-import type { MailService } from '../mail/service.js';
-import type { AddressRecord } from '../storage/store.js';
+import type { AuthenticatedAddress, MailService } from '../mail/service.js';
 import { SESSION_LIFETIME_SECONDS } from '../sessions/service.js';
 
 const BEARER_RE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
@@ -13,7 +12,7 @@ const BEARER_RE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  * `Authorization: Bearer <jwt>`; any other header value is 401 even when a valid
  * cookie is sent too. Without the header, the `jwt` cookie is accepted.
  */
-export async function authenticate(request: FastifyRequest, mail: MailService): Promise<AddressRecord> {
+export async function authenticate(request: FastifyRequest, mail: MailService): Promise<AuthenticatedAddress> {
   const header = request.headers.authorization;
   let token: string | undefined;
   if (header !== undefined) {

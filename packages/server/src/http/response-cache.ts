@@ -1,4 +1,4 @@
-// Reuse of serialised read responses. Clients poll: a QA test asks for its inbox
+// Reuse of serialised read responses, kept as the bytes that are sent. Clients poll: a QA test asks for its inbox
 // every few hundred milliseconds until the code arrives, and almost every answer
 // is the same bytes as the last one. A response is reused only while its address's
 // mail-set version (MailService.mailSetVersion) is unchanged, so a mail is listed
@@ -7,28 +7,28 @@
 
 export interface ResponseCache {
   /** The body stored under key for exactly this version, if any. */
-  get(key: string, version: string): string | undefined;
-  set(key: string, version: string, body: string): void;
+  get(key: string, version: string): Buffer | undefined;
+  set(key: string, version: string, body: Buffer): void;
 }
 
 export interface ResponseCacheLimits {
-  /** Total characters of the bodies kept. */
-  maxChars: number;
+  /** Total bytes of the bodies kept. */
+  maxBytes: number;
   /** Larger bodies are not kept. */
-  maxEntryChars: number;
+  maxEntryBytes: number;
 }
 
-export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { maxChars: 8 * 1024 * 1024, maxEntryChars: 256 * 1024 };
+export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { maxBytes: 8 * 1024 * 1024, maxEntryBytes: 256 * 1024 };
 
 export function createResponseCache(limits: ResponseCacheLimits = DEFAULT_RESPONSE_CACHE_LIMITS): ResponseCache {
   // A Map iterates in insertion order; re-inserting on a hit makes it an LRU list.
-  const entries = new Map<string, { version: string; body: string }>();
-  let chars = 0;
+  const entries = new Map<string, { version: string; body: Buffer }>();
+  let bytes = 0;
   const remove = (key: string) => {
     const e = entries.get(key);
     if (!e) return;
     entries.delete(key);
-    chars -= e.body.length;
+    bytes -= e.body.length;
   };
   return {
     get(key, version) {
@@ -44,10 +44,10 @@ export function createResponseCache(limits: ResponseCacheLimits = DEFAULT_RESPON
     },
     set(key, version, body) {
       remove(key);
-      if (body.length > limits.maxEntryChars) return;
-      while (chars + body.length > limits.maxChars && entries.size > 0) remove(entries.keys().next().value!);
+      if (body.length > limits.maxEntryBytes) return;
+      while (bytes + body.length > limits.maxBytes && entries.size > 0) remove(entries.keys().next().value!);
       entries.set(key, { version, body });
-      chars += body.length;
+      bytes += body.length;
     },
   };
 }

@@ -13,8 +13,19 @@ export interface Envelope {
   /** MAIL FROM; empty string for the null sender <>. */
   sender: string;
   recipients: AddressRecord[];
-  raw: Buffer;
+  /** The message as received, in the chunks it arrived in (joined once, behind the Received: line). */
+  chunks: Buffer[];
   trace: Omit<ReceivedTrace, 'recipient' | 'id' | 'date'>;
+}
+
+export interface AuthenticatedAddress extends AddressRecord {
+  /**
+   * A token that changes whenever the live mail of this address may have changed
+   * (delivery, deletion, sweep, another process's write), read when the request
+   * was authenticated; undefined when the store cannot tell, and then nothing
+   * built from its mail may be reused.
+   */
+  mailSetVersion: string | undefined;
 }
 
 export interface DeliveredMail {
@@ -66,13 +77,35 @@ export function createMailService(opts: MailServiceOptions) {
     return { address: record, jwt: await tokens.sign({ address: record.address, addressId: record.id }) };
   }
 
+  // Addresses recently authenticated, each with the mail-set version it was read
+  // at: deleting an address bumps that version, so an entry is valid while it holds.
+  const knownAddresses = new Map<number, { record: AddressRecord; version: string }>();
+  const KNOWN_ADDRESSES_MAX = 10_000;
+
+  function mailSetVersion(addressId: number): string | undefined {
+    const mark = store.externalWriteMark();
+    return mark === undefined ? undefined : `${mark}.${epoch}.${versions.get(addressId) ?? 0}`;
+  }
+
   /** Resolves a JWT to its live address; a deleted or recreated address's token is refused. */
-  async function authenticate(jwt: string): Promise<AddressRecord> {
+  async function authenticate(jwt: string): Promise<AuthenticatedAddress> {
     const claims = await tokens.verify(jwt, now());
     if (!claims) throw unauthorized('Invalid or expired token.');
-    const record = await store.getAddress(claims.addressId);
+    // Read before the address and before any query made for this request.
+    const version = mailSetVersion(claims.addressId);
+    const known = knownAddresses.get(claims.addressId);
+    let record: AddressRecord | undefined;
+    if (known && version !== undefined && known.version === version) record = known.record;
+    else {
+      record = await store.getAddress(claims.addressId);
+      knownAddresses.delete(claims.addressId);
+      if (record && version !== undefined) {
+        if (knownAddresses.size >= KNOWN_ADDRESSES_MAX) knownAddresses.delete(knownAddresses.keys().next().value!);
+        knownAddresses.set(record.id, { record, version });
+      }
+    }
     if (!record || record.address !== claims.address || now() - record.createdAt > opts.addressTtlMs) throw unauthorized('This address no longer exists.');
-    return record;
+    return { ...record, mailSetVersion: version };
   }
 
   /** The live address mail to `address` is delivered to, or undefined (RFC 5321 §3.3: refuse at RCPT). */
@@ -84,19 +117,31 @@ export function createMailService(opts: MailServiceOptions) {
   }
 
   async function deliver(env: Envelope): Promise<DeliveredMail[]> {
-    const email = await parseMessage(env.raw);
+    const createdAt = now();
+    const uuids = env.recipients.map(() => randomUUID());
+    const traceFor = (i: number) =>
+      receivedHeader({ ...env.trace, recipient: env.recipients[i]!.address, id: uuids[i]!.slice(0, 8), date: new Date(createdAt) });
+    // The first copy is built in one allocation, Received: line first; the message
+    // is parsed from its tail, so a large message is held once, not three times.
+    let size = 0;
+    for (const c of env.chunks) size += c.length;
+    const firstTrace = env.recipients.length > 0 ? traceFor(0) : Buffer.alloc(0);
+    const first = Buffer.allocUnsafe(firstTrace.length + size);
+    let offset = firstTrace.copy(first, 0);
+    for (const c of env.chunks) offset += c.copy(first, offset);
+    env.chunks.length = 0;
+    const message = first.subarray(firstTrace.length);
+
+    const email = await parseMessage(message);
     const fromHeader = email?.from && !email.from.group ? email.from.address : undefined;
     const source = env.sender || fromHeader || '';
     const messageId = email?.messageId ?? '';
-    const createdAt = now();
     // Parsed and extracted once per message; only `size` differs per copy (the Received: line).
     const base = buildMetadata(email, 0);
-    const rows = env.recipients.map((rcpt) => {
-      const uuid = randomUUID();
-      const trace = receivedHeader({ ...env.trace, recipient: rcpt.address, id: uuid.slice(0, 8), date: new Date(createdAt) });
-      const raw = Buffer.concat([trace, env.raw]);
+    const rows = env.recipients.map((rcpt, i) => {
+      const raw = i === 0 ? first : Buffer.concat([traceFor(i), message]);
       const metadata = JSON.stringify({ ...base, size: raw.length });
-      return { uuid, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
     });
     try {
       await store.insertMails(rows);
@@ -123,15 +168,7 @@ export function createMailService(opts: MailServiceOptions) {
     deliver,
     getMail,
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
-    /**
-     * A token that changes whenever the live mail of this address may have changed
-     * (delivery, deletion, sweep, another process's write); undefined when the
-     * store cannot tell, and then nothing built from its mail may be reused.
-     */
-    mailSetVersion(addressId: number): string | undefined {
-      const mark = store.externalWriteMark();
-      return mark === undefined ? undefined : `${mark}.${epoch}.${versions.get(addressId) ?? 0}`;
-    },
+    mailSetVersion,
     async deleteAddress(addressId: number): Promise<boolean> {
       try {
         return await store.deleteAddress(addressId);

@@ -90,7 +90,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           .deliver({
             sender,
             recipients,
-            raw: Buffer.concat(chunks),
+            chunks,
             trace: {
               helo: session.hostNameAppearsAs || 'unknown',
               remoteAddress: session.remoteAddress,

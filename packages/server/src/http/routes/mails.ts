@@ -83,12 +83,12 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const address = await authenticate(request, mail);
       const { limit, offset } = request.query;
       // Read before the query: a change that lands after it makes the entry stale at once.
-      const version = mail.mailSetVersion(address.id);
+      const version = address.mailSetVersion;
       const key = `l:${address.id}:${limit}:${offset}`;
       let body = version === undefined ? undefined : cache.get(key, version);
       if (body === undefined) {
         const page = await mail.listMails(address.id, limit, offset);
-        body = reply.serialize({ results: page.results.map(toItem), count: page.count }) as string;
+        body = Buffer.from(reply.serialize({ results: page.results.map(toItem), count: page.count }) as string);
         if (version !== undefined) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);
@@ -109,12 +109,12 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     },
     async (request, reply) => {
       const address = await authenticate(request, mail);
-      const version = mail.mailSetVersion(address.id);
+      const version = address.mailSetVersion;
       const key = `m:${address.id}:${request.params.uuid}`;
       let body = version === undefined ? undefined : cache.get(key, version);
       if (body === undefined) {
         const m = await mail.getMail(address.id, request.params.uuid);
-        body = reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string;
+        body = Buffer.from(reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string);
         if (version !== undefined) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);

@@ -82,6 +82,32 @@ export function openSqliteStore(file: string): Store {
   };
 
   const insertMails = db.transaction((mails: NewMail[]) => mails.map((m) => Number(q.insertMail.run(m).lastInsertRowid)));
+  const insertGroups = db.transaction((groups: NewMail[][]) => groups.map((mails) => mails.map((m) => Number(q.insertMail.run(m).lastInsertRowid))));
+
+  // Group commit: deliveries that reach the store in the same turn of the event loop
+  // share one transaction (one WAL append instead of one per message); each caller's
+  // promise still settles only after that commit.
+  let pending: { mails: NewMail[]; resolve: (ids: number[]) => void; reject: (err: unknown) => void }[] = [];
+  const flushPending = () => {
+    const batch = pending;
+    pending = [];
+    if (batch.length === 0) return;
+    let results: number[][];
+    try {
+      results = insertGroups(batch.map((b) => b.mails));
+    } catch {
+      // One delivery that cannot be stored must not fail the others: each alone.
+      for (const b of batch) {
+        try {
+          b.resolve(insertMails(b.mails));
+        } catch (err) {
+          b.reject(err);
+        }
+      }
+      return;
+    }
+    batch.forEach((b, i) => b.resolve(results[i]!));
+  };
   const addMember = db.transaction((sessionId: string, addressId: number, addedAt: number, max: number) => {
     q.upsertMember.run(sessionId, addressId, addedAt);
     q.trimMembers.run(sessionId, sessionId, max);
@@ -112,8 +138,11 @@ export function openSqliteStore(file: string): Store {
     async deleteAddress(id) {
       return q.deleteAddress.run(id).changes > 0;
     },
-    async insertMails(mails) {
-      return insertMails(mails);
+    insertMails(mails) {
+      return new Promise((resolve, reject) => {
+        if (!db.open) return reject(new Error('The database is closed.'));
+        if (pending.push({ mails, resolve, reject }) === 1) setImmediate(flushPending);
+      });
     },
     async listMails(addressId, limit, offset) {
       const rows = q.listMails.all(addressId, limit, offset) as MailRow[];
@@ -161,7 +190,9 @@ export function openSqliteStore(file: string): Store {
       q.ping.get();
     },
     async close() {
-      if (db.open) db.close();
+      if (!db.open) return;
+      flushPending();
+      db.close();
     },
   };
 }
