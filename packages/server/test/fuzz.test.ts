@@ -669,6 +669,62 @@ describe('fuzz', { timeout: 180_000 * Math.max(1, FUZZ_FACTOR) }, () => {
     });
   });
 
+  describe('metadata parse (attachment sizes only) agrees with a full parse', () => {
+    /** What delivery stores (sizes only) must equal what a full parse, with every attachment decoded, gives. */
+    const agree = async (raw: string, what: string) => {
+      const buf = Buffer.from(raw, 'latin1');
+      const full = await parseMessage(buf);
+      const sized = await parseMessage(buf, { attachments: 'size' });
+      assert.deepStrictEqual(buildMetadata(sized, buf.length), buildMetadata(full, buf.length), what);
+      // And the sizes are the decoded lengths, which the attachment download serves.
+      const decoded = (full?.attachments ?? []).map((a) => (typeof a.content === 'string' ? Buffer.byteLength(a.content) : a.content.byteLength));
+      assert.deepStrictEqual(buildMetadata(sized, buf.length).attachments.map((a) => a.size), decoded, what);
+      // Binary parts are measured, not kept (the postal-mime patch under patches/ is applied).
+      for (const a of sized?.attachments ?? []) {
+        if (!/^(text|message)\//i.test(a.mimeType) && a.mimeType !== 'application/ics') assert.equal((a.content as ArrayBuffer).byteLength, 0, `${what}: ${a.mimeType} content was kept`);
+      }
+    };
+
+    it('every base message and every mutation of it', async () => {
+      for (const [name, base] of Object.entries(BASES)) {
+        await agree(base, name);
+        for (const kind of KINDS) for (let n = 0; n < 3; n++) await agree(mutate(base, { kind, at: 0.5, n }), `${name}/${kind}/${n}`);
+      }
+    });
+
+    it('base64 of any length, line length and stray characters; quoted-printable; 8bit (property)', async () => {
+      const part = fc.record({
+        data: fc.uint8Array({ maxLength: 2000 }),
+        encoding: fc.constantFrom('base64', 'quoted-printable', '8bit', 'binary', '7bit'),
+        lineLength: fc.integer({ min: 1, max: 120 }),
+        stray: fc.constantFrom('', '=', '==', '!', ' ', '\t', '\xe9', '-_'),
+        type: fc.constantFrom('application/pdf', 'image/png', 'application/octet-stream', 'text/calendar', 'application/ics', 'text/csv', 'audio/x-y'),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(part, { minLength: 1, maxLength: 4 }), async (parts) => {
+          const body = parts.map((p, i) => {
+            const data = Buffer.from(p.data);
+            let encoded: string;
+            if (p.encoding === 'base64') {
+              const b = data.toString('base64');
+              const out: string[] = [];
+              for (let j = 0; j < b.length; j += p.lineLength) out.push(b.slice(j, j + p.lineLength) + (j % 3 === 0 ? p.stray : ''));
+              encoded = out.join(CRLF);
+            } else if (p.encoding === 'quoted-printable') {
+              encoded = [...data].map((c) => (c >= 33 && c <= 126 && c !== 61 ? String.fromCharCode(c) : `=${c.toString(16).toUpperCase().padStart(2, '0')}`)).join('').replace(/.{1,72}/g, '$&=' + CRLF);
+            } else {
+              encoded = data.toString('latin1').replace(/--/g, '-');
+            }
+            return lines('--b', `Content-Type: ${p.type}; name="f${i}.bin"`, `Content-Transfer-Encoding: ${p.encoding}`, `Content-Disposition: attachment; filename="f${i}.bin"`, '', encoded);
+          });
+          const raw = lines('From: a@example.com', 'Subject: parts', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'hello') + body.join('') + lines('--b--');
+          await agree(raw, JSON.stringify(parts.map((p) => ({ ...p, data: p.data.length }))));
+        }),
+        { numRuns: runs(200) },
+      );
+    });
+  });
+
   describe('mutated real messages through SMTP', () => {
     let seq = 0;
 

@@ -1,13 +1,17 @@
 // Runs the one storage contract against every backend: SQLite always, and
 // PostgreSQL when one is reachable (see helpers/services.ts).
-import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { storeContract } from '../src/storage/contract/store-contract.js';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { MIGRATIONS } from '../src/storage/sqlite/migrations.js';
+import { openSqliteStore, RAW_PART_BYTES } from '../src/storage/sqlite/sqlite-store.js';
 import { PG_URL, serviceAvailable } from './helpers/services.js';
 
 storeContract('sqlite', async () => {
@@ -43,3 +47,92 @@ if (await serviceAvailable('postgres')) {
     };
   });
 }
+
+describe('sqlite: large messages are stored in parts', () => {
+  const open = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-parts-'));
+    const file = join(dir, 'x.sqlite');
+    return { dir, file, store: openSqliteStore(file) };
+  };
+  const newMail = (addressId: number, raw: Buffer, createdAt = Date.now()) => ({
+    uuid: randomUUID(),
+    addressId,
+    address: 'a@example.com',
+    source: '',
+    messageId: '',
+    metadata: '{}',
+    raw,
+    createdAt,
+  });
+  const partRows = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare('SELECT count(*) FROM mail_raw_parts').pluck().get() as number;
+    } finally {
+      db.close();
+    }
+  };
+
+  it('round-trips sizes around the part boundary byte-exactly, with the expected number of parts', async () => {
+    const { dir, file, store } = open();
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      let expectedParts = 0;
+      for (const size of [RAW_PART_BYTES - 1, RAW_PART_BYTES, RAW_PART_BYTES + 1, 3 * RAW_PART_BYTES, 3 * RAW_PART_BYTES + 5]) {
+        const raw = randomBytes(size);
+        const m = newMail(a.id, raw);
+        await store.insertMails([m]);
+        expectedParts += Math.ceil(size / RAW_PART_BYTES) - 1;
+        const got = await store.getMail(a.id, m.uuid);
+        assert.ok(got?.raw.equals(raw), `size ${size}`);
+      }
+      assert.equal(partRows(file), expectedParts);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('parts go with their mail: purge of a soft-deleted mail and deletion of an address', async () => {
+    const { dir, file, store } = open();
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      const b = (await store.createAddress('b@example.com', Date.now()))!;
+      const ma = newMail(a.id, randomBytes(2 * RAW_PART_BYTES + 1));
+      const mb = newMail(b.id, randomBytes(2 * RAW_PART_BYTES + 1));
+      await store.insertMails([ma, mb]);
+      assert.equal(partRows(file), 4);
+      assert.equal(await store.softDeleteMail(a.id, ma.uuid), true);
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      assert.equal(partRows(file), 2);
+      assert.equal(await store.deleteAddress(b.id), true);
+      assert.equal(partRows(file), 0);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a database of schema version 1 is migrated and its mail still reads back', async () => {
+    const { dir, file, store } = open();
+    await store.close();
+    try {
+      // Rebuild the file at version 1 with one mail, as an older server left it.
+      rmSync(file);
+      const db = new Database(file);
+      db.exec(MIGRATIONS[0]!);
+      db.pragma('user_version = 1');
+      db.prepare("INSERT INTO addresses (address, created_at) VALUES ('old@example.com', 1)").run();
+      db.prepare("INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at) VALUES ('u-1', 1, 'old@example.com', '', '', '{}', ?, 1)").run(Buffer.from('Subject: old\r\n\r\nx\r\n'));
+      db.close();
+      const migrated = openSqliteStore(file);
+      try {
+        assert.equal((await migrated.getMail(1, 'u-1'))?.raw.toString(), 'Subject: old\r\n\r\nx\r\n');
+      } finally {
+        await migrated.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

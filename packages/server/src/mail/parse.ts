@@ -6,14 +6,20 @@ import type { AttachmentInfo, Mailbox, MailMetadata } from '@temp-inbox/api';
 import { extractCodes, extractLinks, htmlToText, makePreview } from './extract.js';
 
 const PARSE_OPTIONS = { maxNestingDepth: 64, maxHeadersSize: 2 * 1024 * 1024, attachmentEncoding: 'arraybuffer' } as const;
+// attachmentContent: false is this project's postal-mime patch (patches/): binary
+// parts are measured, not kept, so a large attachment is never held decoded.
+const METADATA_OPTIONS = { ...PARSE_OPTIONS, attachmentContent: false } as const;
 
 /**
  * Parses a message. When the body defeats the parser (nesting past the limit, say),
  * the header block alone is parsed, so subject, from and to are still read.
+ * With `{ attachments: 'size' }` attachment contents are empty and only their
+ * sizes are known (enough for the metadata).
  */
-export async function parseMessage(raw: Buffer): Promise<Email | undefined> {
+export async function parseMessage(raw: Buffer, opts: { attachments: 'content' | 'size' } = { attachments: 'content' }): Promise<Email | undefined> {
+  const options = opts.attachments === 'size' ? METADATA_OPTIONS : PARSE_OPTIONS;
   try {
-    return await PostalMime.parse(raw, PARSE_OPTIONS);
+    return await PostalMime.parse(raw, options as typeof PARSE_OPTIONS);
   } catch {
     return parseHeadersOnly(raw);
   }
@@ -39,6 +45,13 @@ function mailboxes(list: Address[] | Address | undefined): Mailbox[] {
     else out.push({ name: a.name ?? '', address: a.address ?? '' });
   }
   return out;
+}
+
+/** The decoded size of an attachment, also when it was parsed with sizes only. */
+function attachmentSize(a: Attachment): number {
+  const c = a.content as unknown;
+  if (c instanceof ArrayBuffer && typeof (c as { decodedSize?: unknown }).decodedSize === 'number') return (c as unknown as { decodedSize: number }).decodedSize;
+  return attachmentBytes(a).length;
 }
 
 function attachmentBytes(a: Attachment): Buffer {
@@ -75,7 +88,7 @@ export function buildMetadata(email: Email | undefined, rawSize: number): MailMe
         id: String(i),
         filename: a.filename ?? `attachment-${i + 1}`,
         content_type: a.mimeType || 'application/octet-stream',
-        size: attachmentBytes(a).length,
+        size: attachmentSize(a),
       }),
     ),
     codes: extractCodes(subject, text),

@@ -132,7 +132,7 @@ export function createMailService(opts: MailServiceOptions) {
     env.chunks.length = 0;
     const message = first.subarray(firstTrace.length);
 
-    const email = await parseMessage(message);
+    const email = await parseMessage(message, { attachments: 'size' });
     const fromHeader = email?.from && !email.from.group ? email.from.address : undefined;
     const source = env.sender || fromHeader || '';
     const messageId = email?.messageId ?? '';

@@ -6,6 +6,9 @@ import { dirname } from 'node:path';
 import type { AddressRecord, MailRecord, MailSummary, NewMail, PurgeResult, SessionAddressRecord, SessionRecord, Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 
+/** Messages above this size are stored in parts of this size (mails.raw holds the first). */
+export const RAW_PART_BYTES = 512 * 1024;
+
 interface MailRow {
   id: number;
   uuid: string;
@@ -15,6 +18,7 @@ interface MailRow {
   message_id: string;
   created_at: number;
   raw?: Buffer;
+  raw_parts?: number;
 }
 
 const toSummary = (r: MailRow): MailSummary => ({
@@ -45,15 +49,17 @@ export function openSqliteStore(file: string): Store {
     findAddress: db.prepare('SELECT id, address, created_at FROM addresses WHERE address = ?'),
     deleteAddress: db.prepare('DELETE FROM addresses WHERE id = ?'),
     insertMail: db.prepare(
-      'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at) VALUES (@uuid, @addressId, @address, @source, @messageId, @metadata, @raw, @createdAt)',
+      'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, raw_parts, created_at) VALUES (@uuid, @addressId, @address, @source, @messageId, @metadata, @raw, @rawParts, @createdAt)',
     ),
+    insertRawPart: db.prepare('INSERT INTO mail_raw_parts (mail_id, part, data) VALUES (?, ?, ?)'),
+    rawParts: db.prepare('SELECT data FROM mail_raw_parts WHERE mail_id = ? ORDER BY part').pluck(),
     listMails: db.prepare(
       'SELECT id, uuid, source, address, metadata, message_id, created_at FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
     // The partial index covers the count; without the hint SQLite picks mails_address and reads every row.
     countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_live_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
     getMail: db.prepare(
-      'SELECT id, uuid, source, address, metadata, message_id, created_at, raw FROM mails WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL',
+      'SELECT id, uuid, source, address, metadata, message_id, created_at, raw, raw_parts FROM mails WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL',
     ),
     softDelete: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL'),
     clear: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND deleted_at IS NULL'),
@@ -81,8 +87,15 @@ export function openSqliteStore(file: string): Store {
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
   };
 
-  const insertMails = db.transaction((mails: NewMail[]) => mails.map((m) => Number(q.insertMail.run(m).lastInsertRowid)));
-  const insertGroups = db.transaction((groups: NewMail[][]) => groups.map((mails) => mails.map((m) => Number(q.insertMail.run(m).lastInsertRowid))));
+  const insertMail = (m: NewMail): number => {
+    const parts = Math.max(1, Math.ceil(m.raw.length / RAW_PART_BYTES));
+    const first = parts === 1 ? m.raw : m.raw.subarray(0, RAW_PART_BYTES);
+    const id = Number(q.insertMail.run({ ...m, raw: first, rawParts: parts }).lastInsertRowid);
+    for (let i = 1; i < parts; i++) q.insertRawPart.run(id, i, m.raw.subarray(i * RAW_PART_BYTES, (i + 1) * RAW_PART_BYTES));
+    return id;
+  };
+  const insertMails = db.transaction((mails: NewMail[]) => mails.map(insertMail));
+  const insertGroups = db.transaction((groups: NewMail[][]) => groups.map((mails) => mails.map(insertMail)));
 
   // Group commit: deliveries that reach the store in the same turn of the event loop
   // share one transaction (one WAL append instead of one per message); each caller's
@@ -152,7 +165,9 @@ export function openSqliteStore(file: string): Store {
     },
     async getMail(addressId, uuid) {
       const row = q.getMail.get(addressId, uuid) as MailRow | undefined;
-      return row && { ...toSummary(row), raw: row.raw! };
+      if (!row) return undefined;
+      const raw = row.raw_parts! > 1 ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])]) : row.raw!;
+      return { ...toSummary(row), raw };
     },
     async softDeleteMail(addressId, uuid) {
       return q.softDelete.run(Date.now(), addressId, uuid).changes > 0;
