@@ -10,6 +10,7 @@ import { verdict, type Bench, type Row } from './lib/report.js';
 import { blast, SmtpConnection } from './lib/smtp-client.js';
 import { fmt, MB, round } from './lib/stats.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
+import { startSmtpSink } from './lib/baselines.js';
 
 const RSS_TARGET = 200 * MB;
 const BIG_FACTOR = 3;
@@ -80,6 +81,29 @@ export const memory: Bench = async (ctx) => {
       return res.body.length;
     });
     const readRise = read.peak - read.before;
+    await server.stop();
+    server = undefined;
+
+    // The same message into the no-op smtp-server sink (informational): what the SMTP
+    // library alone adds while reading it (its DATA parser copies every chunk, and V8
+    // frees those copies only at its next collection).
+    const sink = await startSmtpSink();
+    let sinkDeliver: Awaited<ReturnType<typeof peakDuring>>;
+    try {
+      await blast({ port: sink.port, connections: 10, messages: Math.min(count, 10_000), recipient: () => 'sink@bench.example.com', message: messageTemplate(3 * 1024, `memsink${Date.now()}`) });
+      await sleep(2000);
+      sinkDeliver = await peakDuring(sink.child.pid, async () => {
+        const c = await SmtpConnection.open(sink.port);
+        try {
+          return await c.send('loadgen@bench.example.com', 'sink@bench.example.com', big);
+        } finally {
+          await c.close();
+        }
+      });
+    } finally {
+      await sink.stop();
+    }
+    const sinkRise = sinkDeliver.peak - sinkDeliver.before;
 
     const rows: Row[] = [
       {
@@ -104,6 +128,16 @@ export const memory: Bench = async (ctx) => {
       },
       {
         bench: 'memory',
+        measure: 'the same message into the no-op sink',
+        ours: `+${fmt(sinkRise / MB)} MB peak (smtp-server alone)`,
+        baseline: `${fmt(sinkDeliver.before / MB)} MB before`,
+        result: `${fmt(sinkRise / big.length)}× its size`,
+        target: '(none)',
+        verdict: 'info',
+        values: { before: sinkDeliver.before, peak: sinkDeliver.peak, after: sinkDeliver.after, factor: round(sinkRise / big.length, 3) },
+      },
+      {
+        bench: 'memory',
         measure: 'reading it back (GET /api/mail)',
         ours: `+${fmt(readRise / MB)} MB peak`,
         baseline: `${fmt(read.before / MB)} MB before`,
@@ -113,7 +147,7 @@ export const memory: Bench = async (ctx) => {
         values: { before: read.before, peak: read.peak, after: read.after, responseBytes: read.result, factor: round(readRise / big.length, 3) },
       },
     ];
-    return { rows, details: { count, ingest, atStart, afterIngest, hwmIngest, deliver: { ...deliver, result: undefined }, read: { ...read, result: undefined } } };
+    return { rows, details: { count, ingest, atStart, afterIngest, hwmIngest, deliver: { ...deliver, result: undefined }, read: { ...read, result: undefined }, sink: { ...sinkDeliver, result: undefined } } };
   } finally {
     await server?.stop();
   }

@@ -7,14 +7,15 @@ import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePoli
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord, MailRecord, MailSummary, PurgeResult, Store } from '../storage/store.js';
 import { buildMetadata, parseMessage, readAttachment, type DecodedAttachment } from './parse.js';
+import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
 
 export interface Envelope {
   /** MAIL FROM; empty string for the null sender <>. */
   sender: string;
   recipients: AddressRecord[];
-  /** The message as received, in the chunks it arrived in (joined once, behind the Received: line). */
-  chunks: Buffer[];
+  /** The message as received (joined once, behind the Received: line). */
+  message: MessageBuffer;
   trace: Omit<ReceivedTrace, 'recipient' | 'id' | 'date'>;
 }
 
@@ -121,15 +122,10 @@ export function createMailService(opts: MailServiceOptions) {
     const uuids = env.recipients.map(() => randomUUID());
     const traceFor = (i: number) =>
       receivedHeader({ ...env.trace, recipient: env.recipients[i]!.address, id: uuids[i]!.slice(0, 8), date: new Date(createdAt) });
-    // The first copy is built in one allocation, Received: line first; the message
+    // The first copy is the collected message behind its Received: line; the message
     // is parsed from its tail, so a large message is held once, not three times.
-    let size = 0;
-    for (const c of env.chunks) size += c.length;
     const firstTrace = env.recipients.length > 0 ? traceFor(0) : Buffer.alloc(0);
-    const first = Buffer.allocUnsafe(firstTrace.length + size);
-    let offset = firstTrace.copy(first, 0);
-    for (const c of env.chunks) offset += c.copy(first, offset);
-    env.chunks.length = 0;
+    const first = env.message.withPrefix(firstTrace);
     const message = first.subarray(firstTrace.length);
 
     const email = await parseMessage(message, { attachments: 'size' });

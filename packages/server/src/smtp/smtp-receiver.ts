@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AddressRecord } from '../storage/store.js';
+import { MessageBuffer } from '../mail/message-buffer.js';
 import type { MailService } from '../mail/service.js';
 
 export interface SmtpOptions {
@@ -68,10 +69,10 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     },
 
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
+      const message = new MessageBuffer(opts.maxMessageBytes);
       stream.on('data', (c: Buffer) => {
         // Past the limit smtp-server answers 552 itself; stop buffering.
-        if (!stream.sizeExceeded) chunks.push(c);
+        if (!stream.sizeExceeded) message.push(c);
       });
       stream.on('error', (err) => callback(err));
       stream.on('end', () => {
@@ -90,7 +91,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           .deliver({
             sender,
             recipients,
-            chunks,
+            message,
             trace: {
               helo: session.hostNameAppearsAs || 'unknown',
               remoteAddress: session.remoteAddress,
