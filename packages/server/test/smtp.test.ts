@@ -402,3 +402,55 @@ describe('smtp: MAX_MESSAGE_BYTES=2000', () => {
     assert.ok((res.json.results[0] && JSON.parse(res.json.results[0].metadata).size) > 2000, 'size counts the stored raw, trace line included');
   });
 });
+
+describe('smtp: a multi-megabyte message', () => {
+  let server: TestServer;
+  before(async () => (server = await startTestServer()));
+  after(() => server.close());
+
+  it('to two recipients: raw byte-exact for each, attachment sizes in the metadata equal the downloaded bytes', async () => {
+    const a = await createAddress(server, {});
+    const b = await createAddress(server, {});
+    const api = client(server);
+    // 6 MB of attachment bytes (not a multiple of 3, so base64 ends in padding) and a text part.
+    const pdf = Buffer.alloc(6 * 1024 * 1024 + 1);
+    for (let i = 0; i < pdf.length; i++) pdf[i] = (i * 7919 + (i >> 11)) & 0xff;
+    const csv = Buffer.from('a,b\r\n1,2\r\n'.repeat(50_000));
+    const crlf = (...l: string[]) => l.join('\r\n') + '\r\n';
+    const body =
+      crlf('From: Big <big@example.com>', `To: ${a.address}, ${b.address}`, 'Subject: big one', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="BIG"', '') +
+      crlf('--BIG', 'Content-Type: text/plain; charset=utf-8', '', 'Your code is 771203') +
+      crlf('--BIG', 'Content-Type: application/pdf; name="report.pdf"', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment; filename="report.pdf"', '') +
+      pdf.toString('base64').replace(/.{76}/g, '$&\r\n') +
+      '\r\n' +
+      crlf('--BIG', 'Content-Type: text/csv; name="data.csv"', 'Content-Transfer-Encoding: base64', 'Content-Disposition: attachment; filename="data.csv"', '') +
+      csv.toString('base64').replace(/.{76}/g, '$&\r\n') +
+      '\r\n' +
+      crlf('--BIG--');
+    const res = await sendMail(server.smtpPort, { to: [a.address, b.address], message: body });
+    assert.equal(res.code, 250, res.text);
+    for (const { jwt } of [a, b]) {
+      const list = await api('/api/mails?limit=10&offset=0', { jwt });
+      assert.equal(list.json.count, 1);
+      const item = list.json.results[0];
+      const meta = JSON.parse(item.metadata);
+      assert.deepEqual(meta.codes, ['771203']);
+      assert.deepEqual(
+        meta.attachments.map((x: { filename: string; size: number }) => [x.filename, x.size]),
+        [
+          ['report.pdf', pdf.length],
+          ['data.csv', csv.length],
+        ],
+      );
+      const full = await api(`/api/mail/${item.uuid}`, { jwt });
+      assert.equal(full.status, 200);
+      const raw: string = full.json.raw;
+      assert.match(raw, /^Received: /);
+      assert.ok(raw.endsWith(body), 'the message follows its Received: line byte-exactly');
+      assert.equal(meta.size, Buffer.byteLength(raw, 'latin1'));
+      const download = await fetch(`${server.httpUrl}/api/attachment/${item.uuid}/0`, { headers: { authorization: `Bearer ${jwt}` } });
+      assert.equal(download.status, 200);
+      assert.ok(Buffer.from(await download.arrayBuffer()).equals(pdf), 'the attachment decodes to the original bytes');
+    }
+  });
+});
