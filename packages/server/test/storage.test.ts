@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -132,6 +132,35 @@ describe('sqlite: large messages are stored in parts', () => {
         await migrated.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('sqlite: WAL checkpoints run off the event loop', () => {
+  it('the serving connection never checkpoints; the worker moves committed pages into the database file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-ckpt-'));
+    const file = join(dir, 'x.sqlite');
+    const store = openSqliteStore(file);
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      // Let the first checkpoint pass, then measure from a quiet file.
+      await new Promise((r) => setTimeout(r, 600));
+      const before = statSync(file).size;
+      // ~200 pages: far below the 1,000 at which SQLite would checkpoint inside a commit.
+      for (let i = 0; i < 40; i++) {
+        await store.insertMails([
+          { uuid: randomUUID(), addressId: a.id, address: 'a@example.com', source: '', messageId: '', metadata: '{}', raw: randomBytes(16_000), createdAt: Date.now() },
+        ]);
+      }
+      assert.equal(statSync(file).size, before, 'nothing was checkpointed by the commits themselves');
+      const deadline = Date.now() + 5_000;
+      while (statSync(file).size === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(statSync(file).size >= before + 40 * 16_000, `the worker checkpointed (${before} -> ${statSync(file).size} bytes)`);
+    } finally {
+      const t = Date.now();
+      await store.close();
+      assert.ok(Date.now() - t < 2_000, 'close stops the worker promptly');
       rmSync(dir, { recursive: true, force: true });
     }
   });

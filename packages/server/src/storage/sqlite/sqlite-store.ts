@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AddressRecord, MailRecord, MailSummary, NewMail, PurgeResult, SessionAddressRecord, SessionRecord, Store } from '../store.js';
+import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** Messages above this size are stored in parts of this size (mails.raw holds the first). */
@@ -42,6 +43,7 @@ export function openSqliteStore(file: string): Store {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(db, file);
 
   const q = {
     insertAddress: db.prepare('INSERT INTO addresses (address, created_at) VALUES (?, ?) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at'),
@@ -207,6 +209,7 @@ export function openSqliteStore(file: string): Store {
     async close() {
       if (!db.open) return;
       flushPending();
+      await checkpointer?.close();
       db.close();
     },
   };
