@@ -136,6 +136,12 @@ export function openSqliteStore(file: string): Store {
     return { mails, addresses, sessions };
   });
 
+  // PRAGMA data_version takes the WAL read lock (system calls), so it is not free.
+  let mark: number | undefined;
+  const forgetMark = () => {
+    mark = undefined;
+  };
+
   return {
     kind: 'sqlite',
     async createAddress(address, createdAt) {
@@ -201,7 +207,13 @@ export function openSqliteStore(file: string): Store {
       return purge(cutoffs);
     },
     externalWriteMark() {
-      return q.dataVersion.get() as number;
+      // Read once per turn of the event loop and shared by the requests handled in it:
+      // each such request arrived before the turn began, so before the read.
+      if (mark === undefined) {
+        mark = q.dataVersion.get() as number;
+        setImmediate(forgetMark);
+      }
+      return mark;
     },
     async ping() {
       q.ping.get();
