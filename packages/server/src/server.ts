@@ -39,7 +39,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // Bounded so that a stalled stdout reader cannot grow memory without limit.
   const logger = opts.logger ?? pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
   const secrets = resolveSecrets(config.dataDir, { jwtSecret: config.jwtSecret, sessionSecret: config.sessionSecret });
-  const store = await createStore(config);
+  const store = await createStore(config, {
+    onDatabaseError: (err) => logger.warn({ err }, 'database connection lost while idle; the pool replaces it'),
+  });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
   const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
   try {

@@ -587,6 +587,8 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
         const star = /filename\*=UTF-8''([^;\s]+)/i.exec(disposition);
         assert.ok(star, disposition);
         assert.equal(decodeURIComponent(star[1]!), name, 'RFC 6266 filename* carries the exact name');
+        // RFC 8187 value-chars: attr-char or %XX; "'", "(", ")" and "*" must be percent-encoded.
+        assert.match(star[1]!, /^(?:[A-Za-z0-9!#$&+\-.^_`|~]|%[0-9A-F]{2})+$/, 'filename* uses only RFC 8187 value-chars');
         assert.match(disposition, /filename="[\x20-\x7e]*"/, 'an ASCII fallback filename');
       }
     });

@@ -6,10 +6,16 @@ import type { Store } from './store.js';
 export type { Store } from './store.js';
 
 /** Opens the backend the configuration selects: SQLite in DATA_DIR unless DATABASE_URL is set. */
-export async function createStore(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema'>): Promise<Store> {
+export async function createStore(
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema'>,
+  events: { onDatabaseError?: (err: Error) => void } = {},
+): Promise<Store> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
-    return openPostgresStore(config.databaseUrl, config.databaseSchema === undefined ? {} : { schema: config.databaseSchema });
+    return openPostgresStore(config.databaseUrl, {
+      ...(config.databaseSchema === undefined ? {} : { schema: config.databaseSchema }),
+      ...(events.onDatabaseError ? { onIdleError: events.onDatabaseError } : {}),
+    });
   }
   return openSqliteStore(join(config.dataDir, 'temp-inbox.sqlite'));
 }

@@ -37,7 +37,9 @@ export function rawToString(raw: Buffer): string {
 /** RFC 6266 filename parameters: an ASCII fallback plus the exact UTF-8 name. */
 function contentDisposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_').replace(/[/\\]/g, '_') || 'attachment';
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename.replace(/[/\\]/g, '_'))}`;
+  // encodeURIComponent leaves ' ( ) * as they are; RFC 8187 attr-char does not allow them.
+  const star = encodeURIComponent(filename.replace(/[/\\]/g, '_')).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${star}`;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -46,20 +46,29 @@ const MIGRATION_LOCK = 0x74696d67;
 
 const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at';
 
-export async function openPostgresStore(url: string, options: { schema?: string } = {}): Promise<Store> {
+export interface PostgresOptions {
+  schema?: string;
+  /** Shown in pg_stat_activity. */
+  applicationName?: string;
+  /** Called when an idle pooled connection fails (the pool replaces it). */
+  onIdleError?: (err: Error) => void;
+}
+
+export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<Store> {
   const { schema } = options;
   const setPath = schema === undefined ? undefined : `SET search_path TO ${quoteIdent(schema)}`;
   const pool = new pg.Pool({
     connectionString: url,
     connectionTimeoutMillis: 10_000,
+    application_name: options.applicationName ?? 'temp-inbox',
     // Awaited by the pool before a new connection is handed out; when it fails
     // the connection is closed and the checkout fails, so no query can ever run
     // against the wrong schema.
     onConnect: setPath === undefined ? undefined : async (client) => void (await client.query(setPath)),
   });
   // An idle client losing its connection must not crash the process; the pool
-  // drops it and the next checkout opens a fresh one.
-  pool.on('error', () => {});
+  // drops it and the next checkout opens a fresh one. The caller logs it.
+  pool.on('error', (err) => options.onIdleError?.(err));
 
   async function transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
