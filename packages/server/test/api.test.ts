@@ -352,6 +352,9 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.deepEqual(Object.keys(item).sort(), ['address', 'created_at', 'id', 'message_id', 'metadata', 'source', 'uuid']);
       assert.ok(Number.isSafeInteger(item.id) && item.id > 0);
       assert.match(item.uuid, UUID_RE);
+      // Version 7 (RFC 9562): its first 48 bits are the delivery time in milliseconds.
+      assert.equal(item.uuid[14], '7', 'a time-ordered uuid');
+      assert.ok(Math.abs(parseInt(item.uuid.replace(/-/g, '').slice(0, 12), 16) - Date.parse(item.created_at)) < 1000, 'its time is the delivery time');
       assert.equal(item.source, 'bounce+123@mailer.example.org', 'source is the envelope sender (DESIGN.md "Raw")');
       assert.equal(item.address, address);
       assert.equal(typeof item.metadata, 'string');

@@ -1,7 +1,7 @@
 // The mail service: addresses, delivery and reading. It knows nothing of SMTP or
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { v7 as uuidv7 } from 'uuid';
 import { conflict, notFound, unauthorized } from '../domain/errors.js';
 import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
@@ -119,9 +119,12 @@ export function createMailService(opts: MailServiceOptions) {
 
   async function deliver(env: Envelope): Promise<DeliveredMail[]> {
     const createdAt = now();
-    const uuids = env.recipients.map(() => randomUUID());
+    // Time-ordered (RFC 9562 version 7): each insert appends to the uuid index
+    // instead of touching a random page of it, which keeps ingest fast in a large store.
+    const uuids = env.recipients.map(() => uuidv7());
+    // The random tail of the uuid (its head is the time) names the delivery in Received:.
     const traceFor = (i: number) =>
-      receivedHeader({ ...env.trace, recipient: env.recipients[i]!.address, id: uuids[i]!.slice(0, 8), date: new Date(createdAt) });
+      receivedHeader({ ...env.trace, recipient: env.recipients[i]!.address, id: uuids[i]!.slice(-8), date: new Date(createdAt) });
     // The first copy is the collected message behind its Received: line; the message
     // is parsed from its tail, so a large message is held once, not three times.
     const firstTrace = env.recipients.length > 0 ? traceFor(0) : Buffer.alloc(0);

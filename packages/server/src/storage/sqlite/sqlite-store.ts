@@ -58,8 +58,8 @@ export function openSqliteStore(file: string): Store {
     listMails: db.prepare(
       'SELECT id, uuid, source, address, metadata, message_id, created_at FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
-    // The partial index covers the count; without the hint SQLite picks mails_address and reads every row.
-    countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_live_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
+    // Answered from the index alone (it holds address_id and deleted_at).
+    countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
     getMail: db.prepare(
       'SELECT id, uuid, source, address, metadata, message_id, created_at, raw, raw_parts FROM mails WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL',
     ),
