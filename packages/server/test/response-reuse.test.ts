@@ -135,6 +135,16 @@ describe('response cache: bounded', () => {
     assert.equal(cache.get('a', 'v1')?.toString(), 'aaaa');
     assert.equal(cache.get('c', 'v1')?.toString(), 'cccc');
   });
+
+  it('an entry holds memory of its own, not a slice of Node\'s shared Buffer pool', () => {
+    const cache = createResponseCache();
+    const small = Buffer.from('{"results":[],"count":0}');
+    assert.ok(small.buffer.byteLength > small.length, 'a small Buffer is a pool slice (the case this guards)');
+    cache.set('k', 'v', small);
+    const kept = cache.get('k', 'v')!;
+    assert.equal(kept.toString(), '{"results":[],"count":0}');
+    assert.equal(kept.buffer.byteLength, small.length, 'the cache does not keep the 8 KiB slab alive');
+  });
 });
 
 describe('store: external write mark', () => {

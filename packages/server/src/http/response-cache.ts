@@ -45,6 +45,9 @@ export function createResponseCache(limits: ResponseCacheLimits = DEFAULT_RESPON
     set(key, version, body) {
       remove(key);
       if (body.length > limits.maxEntryBytes) return;
+      // A small Buffer is a slice of Node's shared 8 KiB pool; keeping it would keep
+      // the whole slab alive, so an entry gets memory of its own.
+      if (body.byteOffset !== 0 || body.buffer.byteLength !== body.length) body = Buffer.from(Uint8Array.prototype.slice.call(body).buffer);
       while (bytes + body.length > limits.maxBytes && entries.size > 0) remove(entries.keys().next().value!);
       entries.set(key, { version, body });
       bytes += body.length;
