@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { createResponseCache } from '../src/http/response-cache.js';
 import { client, createAddress, message, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
@@ -120,7 +121,8 @@ describe('response reuse: never stale', () => {
 
 describe('response cache: bounded', () => {
   it('keeps entries for their version only, and evicts the least recently used past its size', () => {
-    const cache = createResponseCache({ maxBytes: 10, maxEntryBytes: 6 });
+    const cache = createResponseCache({ maxBytes: 10, maxEntryBytes: 6, idleMs: 60_000 });
+    after(() => cache.close());
     cache.set('a', 'v1', Buffer.from('aaaa'));
     assert.equal(cache.get('a', 'v1')?.toString(), 'aaaa');
     assert.equal(cache.get('a', 'v2'), undefined);
@@ -136,8 +138,31 @@ describe('response cache: bounded', () => {
     assert.equal(cache.get('c', 'v1')?.toString(), 'cccc');
   });
 
+  it('drops an entry nobody asked for within the idle time; asking keeps it', async () => {
+    const cache = createResponseCache({ maxBytes: 1024, maxEntryBytes: 1024, idleMs: 400 });
+    after(() => cache.close());
+    cache.set('polled', 'v1', Buffer.from('page'));
+    cache.set('read-once', 'v1', Buffer.from('mail'));
+    for (let i = 0; i < 6; i++) {
+      await sleep(100);
+      assert.equal(cache.get('polled', 'v1')?.toString(), 'page', 'a polled entry stays');
+    }
+    assert.equal(cache.get('read-once', 'v1'), undefined, 'an entry idle for longer than idleMs is gone');
+  });
+
+  it('idle entries are released by the periodic purge, without being asked for', async () => {
+    const cache = createResponseCache({ maxBytes: 1 << 20, maxEntryBytes: 1 << 20, idleMs: 300 });
+    after(() => cache.close());
+    for (let i = 0; i < 50; i++) cache.set(`m:${i}`, 'v1', Buffer.alloc(1000, i));
+    assert.equal(cache.bytes(), 50_000);
+    // idleMs, then the purge that runs at least every second.
+    await sleep(1500);
+    assert.equal(cache.bytes(), 0);
+  });
+
   it('an entry holds memory of its own, not a slice of Node\'s shared Buffer pool', () => {
     const cache = createResponseCache();
+    after(() => cache.close());
     const small = Buffer.from('{"results":[],"count":0}');
     assert.ok(small.buffer.byteLength > small.length, 'a small Buffer is a pool slice (the case this guards)');
     cache.set('k', 'v', small);

@@ -1,6 +1,7 @@
 // Address-bound JWTs (DESIGN.md "JWT"): HS256 keyed with JWT_SECRET as is,
 // claims sub (address), aid (address id), iat, exp = 7 days.
 import { SignJWT, jwtVerify } from 'jose';
+import { LRUCache } from 'lru-cache';
 
 export const JWT_LIFETIME_SECONDS = 7 * 24 * 3600;
 
@@ -17,13 +18,20 @@ export interface Tokens {
 
 /** How many verified tokens are remembered (a client polls with the same token). */
 const VERIFIED_CACHE_SIZE = 10_000;
+/** A remembered token not used for this long is forgotten (verified in full next time). */
+const VERIFIED_IDLE_MS = 10 * 60_000;
 
 export function createTokens(secret: string): Tokens {
   // Imported once: passing the raw bytes would make jose import the key on every call.
   const key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   // Tokens whose signature has been checked, with their expiry (seconds). Only a
   // byte-identical token hits, so a forged or altered one is always verified in full.
-  const verified = new Map<string, { claims: TokenClaims; exp: number }>();
+  const verified = new LRUCache<string, { claims: TokenClaims; exp: number }>({
+    max: VERIFIED_CACHE_SIZE,
+    ttl: VERIFIED_IDLE_MS,
+    updateAgeOnGet: true,
+  });
+  let sets = 0;
 
   return {
     async sign({ address, addressId }, nowMs = Date.now()) {
@@ -53,8 +61,9 @@ export function createTokens(secret: string): Tokens {
         const claims = { address: payload.sub, addressId: aid };
         // A token with "nbf" is never cached: its validity is not just an expiry.
         if (payload.nbf === undefined) {
-          if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
           verified.set(token, { claims, exp: payload.exp! });
+          // Idle entries are dropped now and then rather than by a timer per entry.
+          if (++sets % 1024 === 0) verified.purgeStale();
         }
         return claims;
       } catch {

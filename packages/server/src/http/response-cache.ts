@@ -5,10 +5,16 @@
 // on the first request after its 250 and a deleted one is gone on the next; when the
 // store cannot say (PostgreSQL, shared by several nodes), nothing is reused.
 
+import { LRUCache } from 'lru-cache';
+
 export interface ResponseCache {
   /** The body stored under key for exactly this version, if any. */
   get(key: string, version: string): Buffer | undefined;
   set(key: string, version: string, body: Buffer): void;
+  /** Bytes of the bodies held. */
+  bytes(): number;
+  /** Stops the purge timer and drops every entry. */
+  close(): void;
 }
 
 export interface ResponseCacheLimits {
@@ -16,41 +22,59 @@ export interface ResponseCacheLimits {
   maxBytes: number;
   /** Larger bodies are not kept. */
   maxEntryBytes: number;
+  /**
+   * An entry not asked for in this long is dropped (a poll every few seconds keeps
+   * its page; a mail read once, or a page made stale by a new delivery, goes), so
+   * what is held follows the last minute's traffic rather than filling up to maxBytes.
+   */
+  idleMs: number;
 }
 
-export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { maxBytes: 8 * 1024 * 1024, maxEntryBytes: 256 * 1024 };
+export const DEFAULT_RESPONSE_CACHE_LIMITS: ResponseCacheLimits = { maxBytes: 8 * 1024 * 1024, maxEntryBytes: 256 * 1024, idleMs: 30_000 };
+
+interface Entry {
+  version: string;
+  body: Buffer;
+}
 
 export function createResponseCache(limits: ResponseCacheLimits = DEFAULT_RESPONSE_CACHE_LIMITS): ResponseCache {
-  // A Map iterates in insertion order; re-inserting on a hit makes it an LRU list.
-  const entries = new Map<string, { version: string; body: Buffer }>();
-  let bytes = 0;
-  const remove = (key: string) => {
-    const e = entries.get(key);
-    if (!e) return;
-    entries.delete(key);
-    bytes -= e.body.length;
-  };
+  const entries = new LRUCache<string, Entry>({
+    maxSize: limits.maxBytes,
+    maxEntrySize: limits.maxEntryBytes,
+    sizeCalculation: (e) => Math.max(1, e.body.length),
+    ttl: limits.idleMs,
+    updateAgeOnGet: true,
+  });
+  // lru-cache's own autopurge sets a timer per entry; one sweep of the stale ones
+  // every half idle period does the same for the cost of one timer.
+  const purge = setInterval(() => entries.purgeStale(), Math.max(1000, Math.floor(limits.idleMs / 2)));
+  purge.unref();
   return {
     get(key, version) {
       const e = entries.get(key);
       if (!e) return undefined;
       if (e.version !== version) {
-        remove(key);
+        entries.delete(key);
         return undefined;
       }
-      entries.delete(key);
-      entries.set(key, e);
       return e.body;
     },
     set(key, version, body) {
-      remove(key);
-      if (body.length > limits.maxEntryBytes) return;
+      if (body.length > limits.maxEntryBytes) {
+        entries.delete(key);
+        return;
+      }
       // A small Buffer is a slice of Node's shared 8 KiB pool; keeping it would keep
       // the whole slab alive, so an entry gets memory of its own.
       if (body.byteOffset !== 0 || body.buffer.byteLength !== body.length) body = Buffer.from(Uint8Array.prototype.slice.call(body).buffer);
-      while (bytes + body.length > limits.maxBytes && entries.size > 0) remove(entries.keys().next().value!);
       entries.set(key, { version, body });
-      bytes += body.length;
+    },
+    bytes() {
+      return entries.calculatedSize;
+    },
+    close() {
+      clearInterval(purge);
+      entries.clear();
     },
   };
 }

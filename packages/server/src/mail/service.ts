@@ -2,6 +2,7 @@
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
 import { EventEmitter } from 'node:events';
 import { v7 as uuidv7 } from 'uuid';
+import { LRUCache } from 'lru-cache';
 import { conflict, notFound, unauthorized } from '../domain/errors.js';
 import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
@@ -80,8 +81,12 @@ export function createMailService(opts: MailServiceOptions) {
 
   // Addresses recently authenticated, each with the mail-set version it was read
   // at: deleting an address bumps that version, so an entry is valid while it holds.
-  const knownAddresses = new Map<number, { record: AddressRecord; version: string }>();
-  const KNOWN_ADDRESSES_MAX = 10_000;
+  const knownAddresses = new LRUCache<number, { record: AddressRecord; version: string }>({
+    max: 10_000,
+    ttl: 10 * 60_000,
+    updateAgeOnGet: true,
+  });
+  let knownAddressSets = 0;
 
   function mailSetVersion(addressId: number): string | undefined {
     const mark = store.externalWriteMark();
@@ -101,8 +106,9 @@ export function createMailService(opts: MailServiceOptions) {
       record = await store.getAddress(claims.addressId);
       knownAddresses.delete(claims.addressId);
       if (record && version !== undefined) {
-        if (knownAddresses.size >= KNOWN_ADDRESSES_MAX) knownAddresses.delete(knownAddresses.keys().next().value!);
         knownAddresses.set(record.id, { record, version });
+        // Idle entries are dropped now and then rather than by a timer per entry.
+        if (++knownAddressSets % 1024 === 0) knownAddresses.purgeStale();
       }
     }
     if (!record || record.address !== claims.address || now() - record.createdAt > opts.addressTtlMs) throw unauthorized('This address no longer exists.');

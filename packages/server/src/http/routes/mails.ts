@@ -49,6 +49,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
   const { mail } = deps;
   // Serialised list pages and mails, reused while the address's mail is unchanged.
   const cache = createResponseCache();
+  fastify.addHook('onClose', async () => cache.close());
   const JSON_TYPE = 'application/json; charset=utf-8';
 
   app.get(
