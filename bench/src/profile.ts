@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { createAddress, getJson } from './lib/http.js';
 import { httpLoad } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
-import { SERVER_MAIN, ROOT } from './lib/paths.js';
+import { SERVER_MAIN, SERVER_NODE_FLAGS, ROOT } from './lib/paths.js';
 import { makeTempDir, removeAllTempDirs, startChild, stopAllChildren, waitForOutput } from './lib/procs.js';
 import { blast } from './lib/smtp-client.js';
 import { benchEnv } from './lib/temp-inbox.js';
@@ -27,7 +27,7 @@ const before = new Set(readdirSync(profDir));
 const child = startChild({
   name: 'profiled',
   args: [SERVER_MAIN],
-  nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
+  nodeFlags: [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
   env: { ...benchEnv(), DATA_DIR: makeTempDir('data'), LOG_LEVEL: level },
 });
 try {

@@ -7,6 +7,9 @@
 //
 //   node --import tsx bench/src/soak.ts [--minutes=10] [--quick]
 //
+// The service runs as `npm start` runs it (the node flags of package.json's "start");
+// SOAK_NODE_FLAGS adds flags for a diagnosis, e.g. --heapsnapshot-signal=SIGUSR2.
+//
 // --quick runs 30 s and compares the first and last 10 s. Exit code 1 when any
 // response other than 429 is an error (>= 400 or a network error), when an SMTP
 // delivery is not answered 250, or when the service crashes; else 0. The result is
@@ -17,12 +20,10 @@ import { Agent, request as httpRequest } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SERVER_MAIN = join(ROOT, 'packages', 'server', 'dist', 'main.js');
-const RESULTS_DIR = join(ROOT, 'bench', 'results');
+import { RESULTS_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
+
 const DOMAIN = 'temp-inbox.localhost';
 /** Every RATE_LIMIT_<ROUTE> of the service (packages/server/src/config/index.ts). */
 const RATE_LIMITED_ROUTES = ['NEW_ADDRESS', 'MAILS', 'MAIL', 'SETTINGS', 'SWITCH_ADDRESS', 'DELETE_ADDRESS', 'CLEAR_INBOX', 'ATTACHMENT'];
@@ -171,7 +172,9 @@ interface Service {
 
 function startService(dataDir: string): Promise<Service> {
   const limits = Object.fromEntries(RATE_LIMITED_ROUTES.map((r) => [`RATE_LIMIT_${r}`, '100000/60']));
-  const child = spawn(process.execPath, [SERVER_MAIN], {
+  // As `npm start` runs it, plus any flags given for a diagnosis (e.g. --heapsnapshot-signal=SIGUSR2).
+  const extra = (process.env['SOAK_NODE_FLAGS'] ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...extra, SERVER_MAIN], {
     env: {
       PATH: process.env['PATH'] ?? '',
       HTTP_HOST: '127.0.0.1',

@@ -1,4 +1,5 @@
 // Where things are: the repository root, the built server, the bench children.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -12,3 +13,14 @@ export const MAILDEV_BIN = join(ROOT, 'node_modules', 'maildev', 'dist', 'bin', 
 
 /** The domain every bench server accepts mail for. */
 export const DOMAIN = 'temp-inbox.localhost';
+
+/**
+ * The node flags `npm start` runs the server with (the root package.json's "start"
+ * script), so that every bench and the soak run the service as users do.
+ */
+export const SERVER_NODE_FLAGS: string[] = (() => {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'] ?? '';
+  const m = /^node((?:\s+--\S+)*)\s+packages\/server\/dist\/main\.js$/.exec(start.trim());
+  if (!m) throw new Error(`package.json "start" is not "node [--flags] packages/server/dist/main.js": ${start}`);
+  return m[1]!.trim().split(/\s+/).filter(Boolean);
+})();

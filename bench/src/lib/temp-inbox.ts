@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RATE_LIMIT_ROUTES } from '../../../packages/server/dist/config/index.js';
 import { createTokens } from '../../../packages/server/dist/domain/tokens.js';
 import { makeTempDir, removeTempDir, runChild, startChild, waitForOutput, type Child } from './procs.js';
-import { CHILDREN_DIR, SERVER_MAIN } from './paths.js';
+import { CHILDREN_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './paths.js';
 
 export interface TempInbox {
   child: Child;
@@ -44,7 +44,7 @@ export function benchEnv(): Record<string, string> {
 
 export async function startTempInbox(opts: StartTempInboxOptions = {}): Promise<TempInbox> {
   const dataDir = opts.dataDir ?? makeTempDir('data');
-  const child = startChild({ name: opts.name ?? 'temp-inbox', args: [SERVER_MAIN], env: { ...benchEnv(), DATA_DIR: dataDir, ...opts.env } });
+  const child = startChild({ name: opts.name ?? 'temp-inbox', args: [SERVER_MAIN], nodeFlags: SERVER_NODE_FLAGS, env: { ...benchEnv(), DATA_DIR: dataDir, ...opts.env } });
   try {
     const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/, 120_000);
     return {

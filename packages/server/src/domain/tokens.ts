@@ -19,7 +19,7 @@ export interface Tokens {
 /** How many verified tokens are remembered (a client polls with the same token). */
 const VERIFIED_CACHE_SIZE = 10_000;
 /** A remembered token not used for this long is forgotten (verified in full next time). */
-const VERIFIED_IDLE_MS = 10 * 60_000;
+const VERIFIED_IDLE_MS = 2 * 60_000;
 
 export function createTokens(secret: string): Tokens {
   // Imported once: passing the raw bytes would make jose import the key on every call.

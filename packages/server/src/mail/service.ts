@@ -83,7 +83,7 @@ export function createMailService(opts: MailServiceOptions) {
   // at: deleting an address bumps that version, so an entry is valid while it holds.
   const knownAddresses = new LRUCache<number, { record: AddressRecord; version: string }>({
     max: 10_000,
-    ttl: 10 * 60_000,
+    ttl: 2 * 60_000, // idle entries go; a polling client keeps its own
     updateAgeOnGet: true,
   });
   let knownAddressSets = 0;
