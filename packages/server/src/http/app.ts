@@ -82,13 +82,16 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     },
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+  // Callback style: a route without a limit costs no promise.
+  app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     const route = request.routeOptions.config.rateLimit;
-    if (!route) return;
-    const decision = await deps.limiter.consume(route, request.ip);
-    if (!decision.allowed) throw new AppError('rate_limited', 'Too many requests; slow down and retry later.', decision.retryAfter);
+    if (!route || !deps.limiter.limits(route)) return done();
+    deps.limiter.consume(route, request.ip).then(
+      (decision) => done(decision.allowed ? undefined : new AppError('rate_limited', 'Too many requests; slow down and retry later.', decision.retryAfter)),
+      (err: Error) => done(err),
+    );
   });
 
   await app.register(systemRoutes, { deps });

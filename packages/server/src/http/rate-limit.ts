@@ -13,6 +13,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
+  /** Whether the route has a limit at all (RATE_LIMIT_<ROUTE> not 0). */
+  limits(route: RateLimitRoute): boolean;
   consume(route: RateLimitRoute, ip: string): Promise<RateLimitDecision>;
 }
 
@@ -37,6 +39,7 @@ export function createRateLimiter(rules: Record<RateLimitRoute, RateLimitRule>, 
     limiters.set(route, { limiter, window: rule.windowSeconds });
   }
   return {
+    limits: (route) => limiters.has(route),
     async consume(route, ip) {
       const entry = limiters.get(route);
       if (!entry) return { allowed: true, retryAfter: 0 };
