@@ -1,7 +1,7 @@
 // The configuration contract (DESIGN.md "Configuration").
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, CONFIG_VARIABLES, loadConfig, parseTrustProxy } from '../src/config/index.js';
 import { withConfigTable } from '../src/config/table.js';
@@ -9,6 +9,15 @@ import { runExpectingFailure, startProcess } from './helpers/process.js';
 import { tmp } from './helpers/harness.js';
 
 describe('configuration', () => {
+  const dirs: string[] = [];
+  const dataDir = (prefix: string) => {
+    const dir = tmp(prefix);
+    dirs.push(dir);
+    return dir;
+  };
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
   it('has the documented defaults', () => {
     const c = loadConfig({});
     assert.equal(c.httpPort, 8080);
@@ -74,14 +83,14 @@ describe('configuration', () => {
   }
 
   it('stops start-up with one clear line and exit code 2 on a bad value', async () => {
-    const { code, stderr } = await runExpectingFailure({ HTTP_PORT: 'eighty', DATA_DIR: tmp('temp-inbox-cfg-') });
+    const { code, stderr } = await runExpectingFailure({ HTTP_PORT: 'eighty', DATA_DIR: dataDir('temp-inbox-cfg-') });
     assert.equal(code, 2);
     assert.equal(stderr.trim().split('\n').length, 1);
     assert.match(stderr, /^temp-inbox: HTTP_PORT="eighty" is invalid: expected a port number/);
   });
 
   it('starts and stops on a fresh data directory with no other service', async () => {
-    const proc = await startProcess({ DATA_DIR: tmp('temp-inbox-fresh-') });
+    const proc = await startProcess({ DATA_DIR: dataDir('temp-inbox-fresh-') });
     const res = await fetch(`${proc.httpUrl}/health_check`);
     assert.equal(res.status, 200);
     proc.child.kill('SIGINT');
