@@ -162,6 +162,28 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     });
   });
 
+  it('every response carries a fresh x-request-id and X-Content-Type-Options: nosniff, errors included', async () => {
+    const { jwt } = await createAddress(server);
+    const responses = [
+      [await api('/api/settings', { jwt }), 200],
+      [await api('/api/settings'), 401],
+      [await api('/api/no-such-route'), 404],
+      [await api('/api/mails?limit=x&offset=0', { jwt }), 400],
+      [await api('/api/new_address', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' }), 400],
+      [await api('/api/new_address', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: 'a,b' }), 415],
+      [await api('/openapi.json'), 200],
+    ] as const;
+    const ids = new Set<string>();
+    for (const [res, status] of responses) {
+      assert.equal(res.status, status, res.text);
+      const id = res.headers.get('x-request-id') ?? '';
+      assert.match(id, UUID_RE, `x-request-id on a ${status}`);
+      ids.add(id);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `nosniff on a ${status}`);
+    }
+    assert.equal(ids.size, responses.length, 'each request gets its own id');
+  });
+
   describe('GET /api/settings and the Authorization header (seed "Authentication" rule 3)', () => {
     let jwt: string;
     let address: string;

@@ -21,6 +21,8 @@ function assertLimited(res: HttpResult, what = 'request'): number {
   const retryAfter = res.headers.get('retry-after');
   assert.match(retryAfter ?? '', /^\d+$/, `${what}: Retry-After is integer seconds, got ${retryAfter}`);
   assert.ok(Number(retryAfter) >= 1, `${what}: Retry-After >= 1`);
+  assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/, `${what}: x-request-id`);
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
   return Number(retryAfter);
 }
 

@@ -30,6 +30,9 @@ export function createTokens(secret: string): Tokens {
     max: VERIFIED_CACHE_SIZE,
     ttl: VERIFIED_IDLE_MS,
     updateAgeOnGet: true,
+    // lru-cache re-reads the clock at most this often (its default, 1 ms, arms a
+    // timer every millisecond under load); idle expiry need not be finer.
+    ttlResolution: 1000,
   });
   let sets = 0;
 

@@ -1,7 +1,7 @@
 // The Fastify app factory. Everything it needs is passed in; tests build the
 // same app through server.ts on port 0.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyInstance, type FastifyRequest, type RawServerDefault } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
@@ -51,13 +51,25 @@ class AccessLog extends LogController {
   }
 }
 
+const kRequestId = Symbol('requestId');
+type TaggedRequest = IncomingMessage & { [kRequestId]?: string };
+
+function rateLimitHook(limiter: RateLimiter, route: RateLimitRoute): onRequestHookHandler {
+  return (request, _reply, done) => {
+    limiter.consume(route, request.ip).then(
+      (decision) => done(decision.allowed ? undefined : new AppError('rate_limited', 'Too many requests; slow down and retry later.', decision.retryAfter)),
+      (err: Error) => done(err),
+    );
+  };
+}
+
 export async function buildHttp(deps: HttpDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger,
     // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
     trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
     bodyLimit: 64 * 1024,
-    genReqId: () => randomUUID(),
+    genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
     logController: new AccessLog(),
     routerOptions: { maxParamLength: 200 },
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
@@ -68,8 +80,16 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Headers every response carries, errors included: set on the raw response as it
+  // arrives, before Fastify's own listener, so no hook runs per request for them.
+  app.server.prependListener('request', (req: TaggedRequest, res: ServerResponse) => {
+    const id = randomUUID();
+    req[kRequestId] = id;
+    res.setHeader('x-request-id', id);
+    res.setHeader('x-content-type-options', 'nosniff');
+  });
+
   installErrorHandling(app);
-  await app.register(cookie, { secret: deps.sessionSecret, hook: 'onRequest' });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -82,21 +102,23 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     },
   });
 
-  // Callback style: a route without a limit costs no promise.
-  app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    const route = request.routeOptions.config.rateLimit;
-    if (!route || !deps.limiter.limits(route)) return done();
-    deps.limiter.consume(route, request.ip).then(
-      (decision) => done(decision.allowed ? undefined : new AppError('rate_limited', 'Too many requests; slow down and retry later.', decision.retryAfter)),
-      (err: Error) => done(err),
-    );
+  // Rate limits run as a route-level hook on the routes that have one, so every
+  // other request passes no hook for them.
+  app.addHook('onRoute', (route) => {
+    const name = route.config?.rateLimit;
+    if (!name || !deps.limiter.limits(name)) return;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [rateLimitHook(deps.limiter, name), ...existing];
   });
 
   await app.register(systemRoutes, { deps });
-  await app.register(addressRoutes, { deps });
   await app.register(mailRoutes, { deps });
-  await app.register(sessionRoutes, { deps });
+  // Only the routes that set or read the session cookie parse cookies on every
+  // request; the others read the `jwt` cookie when they need it (auth.ts).
+  await app.register(async (scope) => {
+    await scope.register(cookie, { secret: deps.sessionSecret, hook: 'onRequest' });
+    await scope.register(addressRoutes, { deps });
+    await scope.register(sessionRoutes, { deps });
+  });
   return app;
 }

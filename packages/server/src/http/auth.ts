@@ -1,4 +1,5 @@
 // Credentials (seed "Authentication", rule 3; DESIGN.md "JWT", "Cookies").
+import { parse as parseCookies } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';
 import { JWT_LIFETIME_SECONDS } from '../domain/tokens.js';
@@ -19,10 +20,21 @@ export async function authenticate(request: FastifyRequest, mail: MailService): 
     token = BEARER_RE.exec(header)?.[1];
     if (!token) throw unauthorized('Malformed Authorization header; send exactly "Authorization: Bearer <jwt>".');
   } else {
-    token = request.cookies['jwt'];
+    token = cookieOf(request, 'jwt');
     if (!token) throw unauthorized('Missing credentials; send "Authorization: Bearer <jwt>".');
   }
   return mail.authenticate(token);
+}
+
+/**
+ * A request cookie. Routes registered with @fastify/cookie have parsed them already;
+ * the mail routes, which take a Bearer header far more often, parse only here.
+ */
+function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const parsed = (request as { cookies?: Record<string, string | undefined> | null }).cookies;
+  if (parsed) return parsed[name];
+  const header = request.headers.cookie;
+  return header === undefined ? undefined : parseCookies(header)[name];
 }
 
 const cookieBase = (request: FastifyRequest) => ({ httpOnly: true, sameSite: 'lax' as const, path: '/', secure: request.protocol === 'https' });

@@ -44,6 +44,9 @@ export function createResponseCache(limits: ResponseCacheLimits = DEFAULT_RESPON
     sizeCalculation: (e) => Math.max(1, e.body.length),
     ttl: limits.idleMs,
     updateAgeOnGet: true,
+    // The clock is re-read at most this often (lru-cache's default of 1 ms arms a
+    // timer every millisecond under load): 1% of the idle period is fine enough.
+    ttlResolution: Math.max(1, Math.floor(limits.idleMs / 100)),
   });
   // lru-cache's own autopurge sets a timer per entry; one sweep of the stale ones
   // every half idle period does the same for the cost of one timer.

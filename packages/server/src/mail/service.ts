@@ -85,6 +85,7 @@ export function createMailService(opts: MailServiceOptions) {
     max: 10_000,
     ttl: 2 * 60_000, // idle entries go; a polling client keeps its own
     updateAgeOnGet: true,
+    ttlResolution: 1000, // see tokens.ts
   });
   let knownAddressSets = 0;
 
