@@ -15,6 +15,7 @@ import type { Store } from '../storage/store.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
+import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
 import { mailRoutes } from './routes/mails.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -40,14 +41,21 @@ declare module 'fastify' {
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** One access-log line per request, when it completes, instead of Fastify's two. */
+/**
+ * One access-log line per request, when it completes, instead of Fastify's two.
+ * Written through the app's logger with the request id as a field, so that no
+ * per-request child logger is built for it (request-logger.ts).
+ */
 class AccessLog extends LogController {
+  constructor(private readonly logger: FastifyBaseLogger) {
+    super();
+  }
   override incomingRequest(): void {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { method: request.method, url: request.url, ip: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else if (reply.statusCode >= 500) reply.log.warn(line, 'server error response');
-    else reply.log.info(line, 'request');
+    const line = { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 };
+    if (error) this.logger.error({ ...line, err: error }, 'request errored');
+    else if (reply.statusCode >= 500) this.logger.warn(line, 'server error response');
+    else this.logger.info(line, 'request');
   }
 }
 
@@ -70,7 +78,8 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
     bodyLimit: 64 * 1024,
     genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
-    logController: new AccessLog(),
+    logController: new AccessLog(deps.logger),
+    childLoggerFactory: lazyChildLogger,
     routerOptions: { maxParamLength: 200 },
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
     // parsed strictly by the routes that take them.

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, RATE_LIMIT_ROUTES } from '../../src/config/index.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -17,7 +17,7 @@ export interface TestServer extends RunningServer {
 }
 
 /** Rate limits are off unless the test's env sets RATE_LIMIT_<ROUTE>. */
-export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, logger?: Logger): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'temp-inbox-test-'));
   const noLimits = Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((r) => [`RATE_LIMIT_${r}`, '0']));
   const config = loadConfig({
@@ -31,7 +31,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const server = await startServer(config, { logger: pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) });
+  const server = await startServer(config, { logger: logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) });
   return {
     ...server,
     dataDir: dir,

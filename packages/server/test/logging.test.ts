@@ -1,0 +1,93 @@
+// Structured logs (DESIGN.md "Beyond the seed": structured logs with request ids;
+// "Errors": 5xx are logged with a request id). The server logs through a real pino
+// logger into memory; each line must carry the id the client saw in x-request-id.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { client, createAddress, startTestServer, type TestServer } from './helpers/harness.js';
+
+interface Line {
+  level: number;
+  msg: string;
+  reqId?: string;
+  [key: string]: unknown;
+}
+
+function capture() {
+  const lines: Line[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
+  return { lines, logger };
+}
+
+/** Lines are written when a response has finished; give the event loop a turn. */
+const settle = () => new Promise((r) => setTimeout(r, 50));
+
+describe('logging: one access line per request, errors with the request id', () => {
+  const { lines, logger } = capture();
+  let server: TestServer;
+  let api: ReturnType<typeof client>;
+  before(async () => {
+    server = await startTestServer({}, undefined, logger);
+    api = client(server);
+  });
+  after(() => server.close());
+
+  it('an answered request gives exactly one info line with its id, method, url, ip, status and time', async () => {
+    const { jwt } = await createAddress(server);
+    const res = await api('/api/mails?limit=5&offset=0', { jwt });
+    assert.equal(res.status, 200);
+    const id = res.headers.get('x-request-id');
+    await settle();
+    const mine = lines.filter((l) => l.reqId === id);
+    assert.equal(mine.length, 1, JSON.stringify(mine));
+    const line = mine[0]!;
+    assert.equal(line.level, 30);
+    assert.equal(line.msg, 'request');
+    assert.equal(line['method'], 'GET');
+    assert.equal(line['url'], '/api/mails?limit=5&offset=0');
+    assert.equal(line['ip'], '127.0.0.1');
+    assert.equal(line['status'], 200);
+    assert.equal(typeof line['ms'], 'number');
+    assert.equal(typeof line['pid'], 'number');
+    assert.equal(typeof line['time'], 'number');
+  });
+
+  it('client errors are logged at info with their status', async () => {
+    const res = await api('/api/settings');
+    assert.equal(res.status, 401);
+    await settle();
+    const line = lines.find((l) => l.reqId === res.headers.get('x-request-id'));
+    assert.equal(line?.status, 401);
+    assert.equal(line?.level, 30);
+  });
+});
+
+describe('logging: a server error', () => {
+  it('is logged with the request id the client was given, in the error line and the access line', async () => {
+    const { lines, logger } = capture();
+    const server = await startTestServer({}, undefined, logger);
+    try {
+      const { jwt } = await createAddress(server);
+      await server.store.close(); // every query now fails: an internal error, not the client's
+      const res = await client(server)('/api/mails?limit=5&offset=0', { jwt });
+      assert.equal(res.status, 500);
+      const id = res.headers.get('x-request-id') ?? '';
+      assert.match(res.text, new RegExp(`request id ${id}`));
+      assert.doesNotMatch(res.text, /at .*\.(js|ts):\d+/, 'no stack trace reaches the client');
+      await settle();
+      const mine = lines.filter((l) => l.reqId === id);
+      const failed = mine.find((l) => l.msg === 'request failed');
+      assert.ok(failed, `an error line with the request id: ${JSON.stringify(mine)}`);
+      assert.equal(failed.level, 50);
+      assert.ok((failed['err'] as { stack?: string } | undefined)?.stack, 'the error line keeps the stack for the operator');
+      assert.ok(mine.some((l) => l.level >= 40 && l.status === 500), `an access line at warn or above: ${JSON.stringify(mine)}`);
+
+      const health = await client(server)('/health_check');
+      assert.equal(health.status, 503);
+      await settle();
+      assert.ok(lines.some((l) => l.reqId === health.headers.get('x-request-id') && l.msg === 'health check failed'));
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  });
+});
