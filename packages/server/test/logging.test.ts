@@ -13,35 +13,39 @@ interface Line {
   [key: string]: unknown;
 }
 
-function capture() {
+function capture(level = 'info') {
   const lines: Line[] = [];
-  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
+  const logger = pino({ level }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
   return { lines, logger };
 }
 
 /** Lines are written when a response has finished; give the event loop a turn. */
 const settle = () => new Promise((r) => setTimeout(r, 50));
 
-describe('logging: one access line per request, errors with the request id', () => {
-  const { lines, logger } = capture();
-  let server: TestServer;
-  let api: ReturnType<typeof client>;
+describe('logging: access lines', () => {
+  const debug = capture('debug');
+  const info = capture('info');
+  let atDebug: TestServer;
+  let atInfo: TestServer;
   before(async () => {
-    server = await startTestServer({}, undefined, logger);
-    api = client(server);
+    atDebug = await startTestServer({}, undefined, debug.logger);
+    atInfo = await startTestServer({}, undefined, info.logger);
   });
-  after(() => server.close());
+  after(async () => {
+    await atDebug.close();
+    await atInfo.close();
+  });
 
-  it('an answered request gives exactly one info line with its id, method, url, ip, status and time', async () => {
-    const { jwt } = await createAddress(server);
-    const res = await api('/api/mails?limit=5&offset=0', { jwt });
+  it('at debug, an answered request gives exactly one debug line with its id, method, url, ip, status and time', async () => {
+    const { jwt } = await createAddress(atDebug);
+    const res = await client(atDebug)('/api/mails?limit=5&offset=0', { jwt });
     assert.equal(res.status, 200);
     const id = res.headers.get('x-request-id');
     await settle();
-    const mine = lines.filter((l) => l.reqId === id);
+    const mine = debug.lines.filter((l) => l.reqId === id);
     assert.equal(mine.length, 1, JSON.stringify(mine));
     const line = mine[0]!;
-    assert.equal(line.level, 30);
+    assert.equal(line.level, 20);
     assert.equal(line.msg, 'request');
     assert.equal(line['method'], 'GET');
     assert.equal(line['url'], '/api/mails?limit=5&offset=0');
@@ -52,13 +56,19 @@ describe('logging: one access line per request, errors with the request id', () 
     assert.equal(typeof line['time'], 'number');
   });
 
-  it('client errors are logged at info with their status', async () => {
-    const res = await api('/api/settings');
-    assert.equal(res.status, 401);
+  it('at the default level (info), polls leave no line and client errors one info line', async () => {
+    const { jwt } = await createAddress(atInfo);
+    const ok = await client(atInfo)('/api/mails?limit=5&offset=0', { jwt });
+    assert.equal(ok.status, 200);
+    const denied = await client(atInfo)('/api/settings');
+    assert.equal(denied.status, 401);
     await settle();
-    const line = lines.find((l) => l.reqId === res.headers.get('x-request-id'));
-    assert.equal(line?.status, 401);
-    assert.equal(line?.level, 30);
+    assert.equal(info.lines.filter((l) => l.reqId === ok.headers.get('x-request-id')).length, 0);
+    const mine = info.lines.filter((l) => l.reqId === denied.headers.get('x-request-id'));
+    assert.equal(mine.length, 1, JSON.stringify(mine));
+    assert.equal(mine[0]!.level, 30);
+    assert.equal(mine[0]!['status'], 401);
+    assert.equal(mine[0]!['url'], '/api/settings');
   });
 });
 

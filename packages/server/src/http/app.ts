@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
+import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '@temp-inbox/api';
@@ -29,7 +30,7 @@ export interface HttpDeps {
   sessions: SessionService;
   challenge: Challenge;
   limiter: RateLimiter;
-  logger: FastifyBaseLogger;
+  logger: Logger;
 }
 
 declare module 'fastify' {
@@ -42,20 +43,27 @@ declare module 'fastify' {
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /**
- * One access-log line per request, when it completes, instead of Fastify's two.
- * Written through the app's logger with the request id as a field, so that no
- * per-request child logger is built for it (request-logger.ts).
+ * One access-log line per request, when it completes, instead of Fastify's two:
+ * at debug for an answered request, at info for a client error, at warn for a
+ * server error. Clients poll, so at the default level the log shows what went
+ * wrong rather than every poll (writing a line costs more than answering a poll
+ * from the response cache); LOG_LEVEL=debug logs them all. Written through the
+ * app's logger with the request id as a field, so that no per-request child
+ * logger is built for it (request-logger.ts).
  */
 class AccessLog extends LogController {
-  constructor(private readonly logger: FastifyBaseLogger) {
+  constructor(private readonly logger: Logger) {
     super();
   }
   override incomingRequest(): void {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 };
+    const status = reply.statusCode;
+    if (!error && status < 400 && !this.logger.isLevelEnabled('debug')) return;
+    const line = { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status, ms: Math.round(reply.elapsedTime * 100) / 100 };
     if (error) this.logger.error({ ...line, err: error }, 'request errored');
-    else if (reply.statusCode >= 500) this.logger.warn(line, 'server error response');
-    else this.logger.info(line, 'request');
+    else if (status >= 500) this.logger.warn(line, 'server error response');
+    else if (status >= 400) this.logger.info(line, 'request');
+    else this.logger.debug(line, 'request');
   }
 }
 
@@ -73,7 +81,7 @@ function rateLimitHook(limiter: RateLimiter, route: RateLimitRoute): onRequestHo
 
 export async function buildHttp(deps: HttpDeps): Promise<App> {
   const app = Fastify({
-    loggerInstance: deps.logger,
+    loggerInstance: deps.logger as FastifyBaseLogger,
     // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
     trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
     bodyLimit: 64 * 1024,
