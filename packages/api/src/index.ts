@@ -10,6 +10,8 @@ export const Paths = {
   settings: '/api/settings',
   deleteAddress: '/api/delete_address',
   mails: '/api/mails',
+  waitMails: '/api/mails/wait',
+  events: '/api/events',
   mail: '/api/mail/:uuid',
   deleteMail: '/api/mails/:uuid',
   clearInbox: '/api/clear_inbox',
@@ -61,6 +63,31 @@ export const MailsQuery = Type.Object(
   { additionalProperties: true },
 );
 export type MailsQuery = Static<typeof MailsQuery>;
+
+// Beyond the seed: push and long-poll (DESIGN.md "Beyond the seed").
+export const WaitQuery = Type.Object(
+  {
+    since: Type.Optional(
+      Type.Integer({ minimum: 0, default: 0, description: 'Answer with mails whose `id` is greater than this: the largest `id` the client has seen. 0 (the default): any mail.' }),
+    ),
+    timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 60, default: 30, description: 'Seconds to wait for such a mail, 0..60; then 204.' })),
+  },
+  { additionalProperties: true },
+);
+export type WaitQuery = Static<typeof WaitQuery>;
+
+export const EventsQuery = Type.Object(
+  {
+    since: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Replay the mails whose `id` is greater than this (at most the newest 100) before the live events. The `Last-Event-ID` header, which EventSource sends when it reconnects, does the same.',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+export type EventsQuery = Static<typeof EventsQuery>;
 
 export const MailListItem = Type.Object({
   id: Type.Integer({ description: 'Numeric identifier.' }),

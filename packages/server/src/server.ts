@@ -9,6 +9,7 @@ import { resolveSecrets } from './config/secrets.js';
 import { createTokens } from './domain/tokens.js';
 import { buildHttp, type App } from './http/app.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { createEventBus } from './mail/events.js';
 import { createMailService, type MailService } from './mail/service.js';
 import { createSessionService, SESSION_LIFETIME_SECONDS } from './sessions/service.js';
 import { createSmtpReceiver } from './smtp/smtp-receiver.js';
@@ -50,8 +51,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await redis.connect();
       cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
     }
+    const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redisKeyPrefix, logger });
+    cleanups.unshift(() => bus.close());
     const now = opts.now ?? Date.now;
     const mail = createMailService({
+      bus,
       store,
       tokens: createTokens(secrets.jwtSecret),
       names: { customNames: config.customNames, blocklist: new Set(config.nameBlocklist), domains: config.mailDomains },
@@ -65,6 +69,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       sessionSecret: secrets.sessionSecret,
       store,
       mail,
+      bus,
       sessions: createSessionService(store, now),
       challenge: createChallenge({ secret: config.turnstileSecretKey, verifyUrl: config.turnstileVerifyUrl }),
       limiter: createRateLimiter(config.rateLimits, redis, config.redisKeyPrefix),

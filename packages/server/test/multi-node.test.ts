@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CookieJar, createAddress, message, request, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 import { PG_URL, REDIS_URL, serviceAvailable } from './helpers/services.js';
+import { openEventStream } from './helpers/event-stream.js';
 
 const ready = (await serviceAvailable('postgres')) && (await serviceAvailable('redis'));
 
@@ -87,6 +88,44 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
       assert.match(rcpt.text, /5\.1\.1/);
     } finally {
       await smtp.quit();
+    }
+  });
+  it('pushes to a stream on one node the mail another node received, and wakes a wait there', async () => {
+    const { address, jwt } = await createAddress(a);
+    const stream = await openEventStream(a.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+    try {
+      await stream.next('ready');
+      const waiting = request(a.httpUrl, '/api/mails/wait?timeout=10', { jwt });
+      await new Promise((r) => setTimeout(r, 200));
+      await sendMail(b.smtpPort, { to: [address], message: message({ Subject: 'across nodes' }, 'code 771122') });
+      const event = JSON.parse((await stream.next('mail')).data);
+      assert.equal(JSON.parse(event.metadata).subject, 'across nodes');
+      const woke = await waiting;
+      assert.equal(woke.status, 200);
+      assert.equal(woke.json.results[0].uuid, event.uuid);
+      // Deletions made on the other node reach the stream too, once each.
+      assert.equal((await request(b.httpUrl, `/api/mails/${event.uuid}`, { method: 'DELETE', jwt })).status, 200);
+      assert.deepEqual(JSON.parse((await stream.next('mail_deleted')).data), { uuid: event.uuid });
+      assert.equal((await request(b.httpUrl, '/api/delete_address', { method: 'DELETE', jwt })).status, 200);
+      await stream.next('address_deleted');
+      await stream.ended;
+      assert.equal(stream.events.filter((e) => e.event === 'mail').length, 1);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('a node hears its own events once, not again from Redis', async () => {
+    const { address, jwt } = await createAddress(b);
+    const stream = await openEventStream(b.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+    try {
+      await stream.next('ready');
+      await sendMail(b.smtpPort, { to: [address], message: message({ Subject: 'same node' }, 'hello') });
+      await stream.next('mail');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(stream.events.filter((e) => e.event === 'mail').length, 1);
+    } finally {
+      stream.close();
     }
   });
 });

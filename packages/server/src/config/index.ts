@@ -56,6 +56,7 @@ export interface Config {
   mailTtlMs: number;
   addressTtlMs: number;
   sweepIntervalMs: number;
+  eventsHeartbeatMs: number;
   logLevel: string;
 }
 
@@ -171,7 +172,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     name: 'REDIS_URL',
     default: '(unset = in-process)',
     accepts: 'redis:// URL',
-    description: 'Shares rate-limit counters between nodes.',
+    description: 'Shares rate-limit counters and inbox events (push, long-poll) between nodes.',
     set: (c, r) => {
       if (r !== '' && !/^rediss?:\/\//.test(r)) throw new ConfigError('a redis:// or rediss:// URL');
       c.redisUrl = optional(r);
@@ -225,6 +226,13 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
   { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.addressTtlMs = duration(r)) },
   { name: 'SWEEP_INTERVAL', default: '1m', accepts: 'duration (s, m, h, d)', description: 'How often the retention sweep runs.', set: (c, r) => (c.sweepIntervalMs = duration(r)) },
   {
+    name: 'EVENTS_HEARTBEAT',
+    default: '15s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'How often an idle GET /api/events stream gets a comment line (keeps proxies from closing it) and its token is checked again.',
+    set: (c, r) => (c.eventsHeartbeatMs = duration(r)),
+  },
+  {
     name: 'LOG_LEVEL',
     default: 'info',
     accepts: LOG_LEVELS.join(', '),
@@ -270,6 +278,7 @@ export function defaultConfig(): Config {
     mailTtlMs: 7 * 86_400_000,
     addressTtlMs: 7 * 86_400_000,
     sweepIntervalMs: 60_000,
+    eventsHeartbeatMs: 15_000,
     logLevel: 'info',
   };
 }

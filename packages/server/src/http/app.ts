@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '@temp-inbox/api';
 import type { Config, RateLimitRoute } from '../config/index.js';
 import type { Challenge } from '../challenge/turnstile.js';
+import type { EventBus } from '../mail/events.js';
 import type { MailService } from '../mail/service.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Store } from '../storage/store.js';
@@ -19,14 +20,16 @@ import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
 import { mailRoutes } from './routes/mails.js';
+import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { systemRoutes } from './routes/system.js';
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy'>;
+  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs'>;
   sessionSecret: string;
   store: Store;
   mail: MailService;
+  bus: EventBus;
   sessions: SessionService;
   challenge: Challenge;
   limiter: RateLimiter;
@@ -130,6 +133,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
 
   await app.register(systemRoutes, { deps });
   await app.register(mailRoutes, { deps });
+  await app.register(pushRoutes, { deps });
   // Only the routes that set or read the session cookie parse cookies on every
   // request; the others read the `jwt` cookie when they need it (auth.ts).
   await app.register(async (scope) => {

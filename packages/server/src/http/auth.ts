@@ -14,6 +14,11 @@ const BEARER_RE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
  * cookie is sent too. Without the header, the `jwt` cookie is accepted.
  */
 export async function authenticate(request: FastifyRequest, mail: MailService): Promise<AuthenticatedAddress> {
+  return mail.authenticate(credentialOf(request));
+}
+
+/** The JWT the request carries (see authenticate), or a 401. */
+export function credentialOf(request: FastifyRequest): string {
   const header = request.headers.authorization;
   let token: string | undefined;
   if (header !== undefined) {
@@ -23,7 +28,7 @@ export async function authenticate(request: FastifyRequest, mail: MailService): 
     token = cookieOf(request, 'jwt');
     if (!token) throw unauthorized('Missing credentials; send "Authorization: Bearer <jwt>".');
   }
-  return mail.authenticate(token);
+  return token;
 }
 
 /**

@@ -1,12 +1,12 @@
 // The mail service: addresses, delivery and reading. It knows nothing of SMTP or
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
-import { EventEmitter } from 'node:events';
 import { v7 as uuidv7 } from 'uuid';
 import { LRUCache } from 'lru-cache';
 import { conflict, notFound, unauthorized } from '../domain/errors.js';
 import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord, MailRecord, MailSummary, PurgeResult, Store } from '../storage/store.js';
+import type { EventBus } from './events.js';
 import { buildMetadata, parseMessage, readAttachment, type DecodedAttachment } from './parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
@@ -43,6 +43,8 @@ export interface MailServiceOptions {
   addressTtlMs: number;
   /** Sessions live as long as their cookie. */
   sessionTtlMs: number;
+  /** Where changes to an address's mail are announced (push and long-poll). */
+  bus?: EventBus;
   now?: () => number;
 }
 
@@ -53,9 +55,7 @@ const MAX_RANDOM_ATTEMPTS = 8;
 export function createMailService(opts: MailServiceOptions) {
   const { store, tokens, names } = opts;
   const now = opts.now ?? Date.now;
-  /** Emits 'mail' with a DeliveredMail after every committed delivery. */
-  const events = new EventEmitter();
-  events.setMaxListeners(0);
+  const bus = opts.bus;
 
   // Mail-set versions, for reusing responses built from stored mail: a per-address
   // counter bumped by every change this process makes to that address's mail, and
@@ -149,15 +149,22 @@ export function createMailService(opts: MailServiceOptions) {
       const metadata = JSON.stringify({ ...base, size: raw.length });
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
     });
+    let ids: number[];
     try {
-      await store.insertMails(rows);
+      ids = await store.insertMails(rows);
     } finally {
       // Also on failure: a commit whose acknowledgement was lost may still have happened.
       for (const r of rows) bump(r.addressId);
     }
-    const delivered = rows.map((r) => ({ addressId: r.addressId, uuid: r.uuid }));
-    for (const d of delivered) events.emit('mail', d);
-    return delivered;
+    if (bus) {
+      rows.forEach((r, i) =>
+        bus.publish(r.addressId, {
+          type: 'mail',
+          mail: { id: ids[i]!, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.messageId, createdAt: r.createdAt },
+        }),
+      );
+    }
+    return rows.map((r) => ({ addressId: r.addressId, uuid: r.uuid }));
   }
 
   async function getMail(addressId: number, uuid: string): Promise<MailRecord> {
@@ -167,7 +174,6 @@ export function createMailService(opts: MailServiceOptions) {
   }
 
   return {
-    events,
     createAddress,
     authenticate,
     resolveRecipient,
@@ -176,11 +182,14 @@ export function createMailService(opts: MailServiceOptions) {
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
     mailSetVersion,
     async deleteAddress(addressId: number): Promise<boolean> {
+      let deleted: boolean;
       try {
-        return await store.deleteAddress(addressId);
+        deleted = await store.deleteAddress(addressId);
       } finally {
         bump(addressId);
       }
+      if (deleted) bus?.publish(addressId, { type: 'address_deleted' });
+      return deleted;
     },
     // An offset past any possible count is just an empty page; capped so that 1e20
     // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
@@ -194,13 +203,17 @@ export function createMailService(opts: MailServiceOptions) {
         bump(addressId);
       }
       if (!deleted) throw notFound('No such mail.');
+      bus?.publish(addressId, { type: 'mail_deleted', uuid });
     },
     async clearInbox(addressId: number): Promise<number> {
+      let cleared: number;
       try {
-        return await store.clearMails(addressId);
+        cleared = await store.clearMails(addressId);
       } finally {
         bump(addressId);
       }
+      bus?.publish(addressId, { type: 'inbox_cleared' });
+      return cleared;
     },
     async getAttachment(addressId: number, uuid: string, attachmentId: string): Promise<DecodedAttachment> {
       const mail = await getMail(addressId, uuid);

@@ -3,9 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailsQuery, MailsResponse, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
 import type { HttpDeps } from '../app.js';
-import { badRequest } from '../../domain/errors.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
+import { strictIntegers } from '../query.js';
 import { createResponseCache } from '../response-cache.js';
 
 const bearer = [{ bearer: [] }];
@@ -13,7 +13,7 @@ const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or 
 const notFoundResponse = errorResponse('Unknown, foreign, deleted or malformed uuid.');
 const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
 
-const toItem = (m: MailSummary): MailListItem => ({
+export const toItem = (m: MailSummary): MailListItem => ({
   id: m.id,
   uuid: m.uuid,
   source: m.source,
@@ -56,18 +56,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     Paths.mails,
     {
       config: { rateLimit: 'MAILS' },
-      // Query values arrive as strings. DESIGN.md: integers only, "anything else is
-      // 400" — so plain decimal digits ("0x10", " 1e1", "Infinity" are refused),
-      // converted here; the schema then checks presence and range.
-      preValidation: async (request) => {
-        const query = request.query as Record<string, unknown>;
-        for (const key of ['limit', 'offset']) {
-          const value = query[key];
-          if (typeof value !== 'string') continue;
-          if (!/^\d+$/.test(value) || !Number.isFinite(Number(value))) throw badRequest(`Invalid request: ${key} must be a whole number.`);
-          query[key] = Number(value);
-        }
-      },
+      preValidation: strictIntegers('limit', 'offset'),
       schema: {
         summary: 'List mail, newest first',
         description: 'Never stale: a mail is listed as soon as SMTP answered 250 for it. `count` is the total of live mails.',

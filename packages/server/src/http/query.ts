@@ -1,0 +1,17 @@
+// Query integers arrive as strings. DESIGN.md: integers only, "anything else is
+// 400" — so plain decimal digits ("0x10", " 1e1", "Infinity" are refused),
+// converted before the route's schema checks presence and range.
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { badRequest } from '../domain/errors.js';
+
+export function strictIntegers(...keys: string[]): preValidationAsyncHookHandler {
+  return async (request) => {
+    const query = request.query as Record<string, unknown>;
+    for (const key of keys) {
+      const value = query[key];
+      if (typeof value !== 'string') continue;
+      if (!/^\d+$/.test(value) || !Number.isFinite(Number(value))) throw badRequest(`Invalid request: ${key} must be a whole number.`);
+      query[key] = Number(value);
+    }
+  };
+}

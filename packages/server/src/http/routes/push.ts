@@ -1,0 +1,271 @@
+// Push instead of polling (DESIGN.md "Beyond the seed"):
+// - GET /api/events: a Server-Sent Events stream of one address's mail events;
+// - GET /api/mails/wait: a long poll that answers as soon as the address has mail
+//   newer than `since`, or 204 when `timeout` passes first.
+// Both hear of mail committed on any node (mail/events.ts) and never replace
+// GET /api/mails, which stays the source of truth.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { EventsQuery, MailsResponse, Paths, WaitQuery } from '@temp-inbox/api';
+import { AppError, unauthorized } from '../../domain/errors.js';
+import type { InboxEvent } from '../../mail/events.js';
+import type { MailSummary } from '../../storage/store.js';
+import type { HttpDeps } from '../app.js';
+import { authenticate, credentialOf } from '../auth.js';
+import { errorResponse } from '../errors.js';
+import { strictIntegers } from '../query.js';
+import { clientKey } from '../rate-limit.js';
+import { toItem } from './mails.js';
+
+/** Mails replayed or answered at most (the newest ones). */
+const NEWER_MAX = 100;
+/** Streams and waits one client (IP, IPv6 /64) may hold open at once. */
+const OPEN_PER_CLIENT = 100;
+/** Streams and waits one process holds open at most. */
+const OPEN_TOTAL = 10_000;
+/** A stream whose client reads slower than this much backlog is closed. */
+const MAX_BACKLOG_BYTES = 1024 * 1024;
+/** What EventSource waits before reconnecting (the `retry:` field). */
+const RECONNECT_MS = 2000;
+
+const bearer = [{ bearer: [] }];
+const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
+const tooMany = errorResponse('Rate limit exceeded, or too many streams and waits open from this client; see Retry-After.');
+const badQuery = errorResponse('since and timeout must be whole numbers in range.');
+
+/** Last-Event-ID as a mail id, when it is one. */
+function lastEventId(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,15}$/.test(value)) return undefined;
+  return Number(value);
+}
+
+function frame(event: InboxEvent): string {
+  switch (event.type) {
+    case 'mail':
+      return `id: ${event.mail.id}\nevent: mail\ndata: ${JSON.stringify(toItem(event.mail))}\n\n`;
+    case 'mail_deleted':
+      return `event: mail_deleted\ndata: ${JSON.stringify({ uuid: event.uuid })}\n\n`;
+    default:
+      return `event: ${event.type}\ndata: {}\n\n`;
+  }
+}
+
+export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { mail, bus } = deps;
+  const heartbeatMs = deps.config.eventsHeartbeatMs;
+
+  // What is open, per client and in all, and how to end each at shutdown.
+  const openPerClient = new Map<string, number>();
+  let openTotal = 0;
+  const enders = new Set<() => void>();
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+    for (const end of [...enders]) end();
+  });
+
+  /** Counts one more open stream or wait for the client; the returned function releases it. */
+  function admit(request: FastifyRequest): () => void {
+    if (closing) throw new AppError('unavailable', 'The server is shutting down; reconnect in a moment.', 1);
+    if (openTotal >= OPEN_TOTAL) throw new AppError('unavailable', 'Too many open event streams on this server; retry later.', 5);
+    const key = clientKey(request.ip);
+    const mine = openPerClient.get(key) ?? 0;
+    if (mine >= OPEN_PER_CLIENT) throw new AppError('rate_limited', `At most ${OPEN_PER_CLIENT} event streams and waits may be open from one client; close one first.`, 5);
+    openPerClient.set(key, mine + 1);
+    openTotal++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      openTotal--;
+      const left = (openPerClient.get(key) ?? 1) - 1;
+      if (left > 0) openPerClient.set(key, left);
+      else openPerClient.delete(key);
+    };
+  }
+
+  /** The address's live mails with an id above `since` (the newest NEWER_MAX), and its count. */
+  async function newer(addressId: number, since: number): Promise<{ results: MailSummary[]; count: number }> {
+    const page = await mail.listMails(addressId, NEWER_MAX, 0);
+    return { results: page.results.filter((m) => m.id > since), count: page.count };
+  }
+
+  app.get(
+    Paths.events,
+    {
+      config: { rateLimit: 'MAILS' },
+      preValidation: strictIntegers('since'),
+      schema: {
+        summary: 'Stream the address\'s mail events (Server-Sent Events)',
+        description: [
+          'A `text/event-stream` that stays open. Events: `ready` (subscribed; data `{"address": …}`), `mail` (a new mail; data is the same object',
+          'as an item of GET /api/mails, and the event `id` is the mail\'s `id`), `mail_deleted` (data `{"uuid": …}`), `inbox_cleared` and',
+          '`address_deleted` (data `{}`; the stream then ends). A comment line is sent every EVENTS_HEARTBEAT, and the token is checked',
+          'again then: the stream ends when it expires or its address is gone. With `since` or `Last-Event-ID` (sent by EventSource on',
+          'reconnect), the mails with a greater `id` (at most the newest 100) are sent first, oldest first. Counted under RATE_LIMIT_MAILS.',
+        ].join(' '),
+        tags: ['mail'],
+        security: bearer,
+        querystring: EventsQuery,
+        response: {
+          200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          400: badQuery,
+          401: unauthorizedResponse,
+          429: tooMany,
+          503: errorResponse('Too many streams open on this server, or it is shutting down; see Retry-After.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const token = credentialOf(request);
+      const address = await mail.authenticate(token);
+      const since = request.query.since ?? lastEventId(request.headers['last-event-id']);
+      const release = admit(request);
+
+      reply.hijack();
+      const res: ServerResponse = reply.raw;
+      let ended = false;
+      let heartbeat: NodeJS.Timeout | undefined;
+      // Events that arrive while the replay is read are held, then sent after it.
+      let held: InboxEvent[] | undefined = since === undefined ? undefined : [];
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        clearInterval(heartbeat);
+        unsubscribe();
+        enders.delete(end);
+        release();
+        if (!res.writableEnded) res.end();
+      };
+      const write = (chunk: string) => {
+        if (ended) return;
+        res.write(chunk);
+        // A client that stopped reading is not allowed to grow our memory.
+        if (res.writableLength > MAX_BACKLOG_BYTES) {
+          request.log.info({ address: address.address }, 'event stream closed: the client is not reading');
+          res.destroy();
+          end();
+        }
+      };
+      const deliver = (event: InboxEvent) => {
+        write(frame(event));
+        if (event.type === 'address_deleted') end();
+      };
+      // Subscribed before anything is read or announced, so no event falls in between.
+      const unsubscribe = bus.subscribe(address.id, (event) => (held ? held.push(event) : deliver(event)));
+      enders.add(end);
+      res.on('close', end);
+
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        // Tells nginx and similar proxies not to buffer the stream.
+        'x-accel-buffering': 'no',
+      });
+      write(`retry: ${RECONNECT_MS}\nevent: ready\ndata: ${JSON.stringify({ address: address.address })}\n\n`);
+      heartbeat = setInterval(() => {
+        write(': keep-alive\n\n');
+        mail.authenticate(token).catch(() => end());
+      }, heartbeatMs);
+      heartbeat.unref();
+
+      if (held) {
+        try {
+          const replay = (await newer(address.id, since!)).results.reverse();
+          const sent = new Set<number>();
+          for (const m of replay) {
+            sent.add(m.id);
+            write(frame({ type: 'mail', mail: m }));
+          }
+          const later = held;
+          held = undefined;
+          for (const event of later) if (!(event.type === 'mail' && sent.has(event.mail.id))) deliver(event);
+        } catch (err) {
+          request.log.error({ err }, 'event stream replay failed');
+          end();
+        }
+      }
+    },
+  );
+
+  app.get(
+    Paths.waitMails,
+    {
+      config: { rateLimit: 'MAILS' },
+      preValidation: strictIntegers('since', 'timeout'),
+      schema: {
+        summary: 'Wait for mail newer than `since` (long poll)',
+        description: [
+          'Answers as soon as the address has live mail whose `id` is greater than `since`: 200 with those mails (newest first, at most',
+          '100) and the total `count`, like GET /api/mails. When `timeout` seconds pass first: 204 with no body. Pass the largest `id`',
+          'seen so far as `since` to wait for the next one. Counted under RATE_LIMIT_MAILS.',
+        ].join(' '),
+        tags: ['mail'],
+        security: bearer,
+        querystring: WaitQuery,
+        response: {
+          200: MailsResponse,
+          204: { description: 'No such mail arrived within `timeout`.', type: 'null' },
+          400: badQuery,
+          401: unauthorizedResponse,
+          429: tooMany,
+          503: errorResponse('Too many waits open on this server, or it is shutting down; see Retry-After.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const address = await authenticate(request, mail);
+      const since = request.query.since ?? 0;
+      const timeoutMs = (request.query.timeout ?? 30) * 1000;
+      reply.header('cache-control', 'no-store');
+      const release = admit(request);
+      let page: { results: MailSummary[]; count: number } | undefined;
+      try {
+        // Why the wait ended: a newer mail, the address deleted, or nothing (timeout,
+        // shutdown, the client gone).
+        const outcome = await new Promise<'mail' | 'gone' | 'none'>((resolve, reject) => {
+          let settled = false;
+          const finish = (why: 'mail' | 'gone' | 'none') => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            unsubscribe();
+            enders.delete(stop);
+            reply.raw.off('close', stop);
+            resolve(why);
+          };
+          const stop = () => finish('none');
+          // Subscribed before the first look, so a mail committed in between is not missed.
+          const unsubscribe = bus.subscribe(address.id, (event) => {
+            if (event.type === 'mail' && event.mail.id > since) finish('mail');
+            else if (event.type === 'address_deleted') finish('gone');
+          });
+          const timer = setTimeout(stop, timeoutMs);
+          enders.add(stop);
+          reply.raw.on('close', stop);
+          newer(address.id, since).then(
+            (found) => {
+              if (found.results.length === 0 || settled) return;
+              page = found;
+              finish('mail');
+            },
+            (err: unknown) => {
+              if (settled) return;
+              finish('none');
+              reject(err);
+            },
+          );
+        });
+        if (outcome === 'gone') throw unauthorized('This address was deleted.');
+        if (outcome === 'mail' && !page) page = await newer(address.id, since);
+      } finally {
+        release();
+      }
+      if (!page || page.results.length === 0) return reply.code(204).send();
+      return { results: page.results.map(toItem), count: page.count };
+    },
+  );
+};

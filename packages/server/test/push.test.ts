@@ -1,0 +1,288 @@
+// Push and long-poll (DESIGN.md "Beyond the seed"): GET /api/events streams an
+// address's mail events over Server-Sent Events, GET /api/mails/wait answers as soon
+// as newer mail is there. Real SMTP in, real HTTP out, on SQLite.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { openEventStream, type EventStream } from './helpers/event-stream.js';
+
+const mailTo = (server: TestServer, address: string, subject: string) =>
+  sendMail(server.smtpPort, { to: [address], message: message({ Subject: subject }, `${subject}: your code is 482913`) });
+
+describe('GET /api/events and GET /api/mails/wait', () => {
+  let server: TestServer;
+  const streams: EventStream[] = [];
+  const open = async (path: string, headers: Record<string, string> = {}) => {
+    const s = await openEventStream(server.httpUrl, path, headers);
+    streams.push(s);
+    return s;
+  };
+  const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
+
+  before(async () => {
+    server = await startTestServer({ EVENTS_HEARTBEAT: '1s' });
+  });
+  after(async () => {
+    for (const s of streams) s.close();
+    await server?.close();
+  });
+
+  it('streams a mail the moment SMTP answers 250, as the same item GET /api/mails lists', async () => {
+    const { address, jwt } = await createAddress(server);
+    const stream = await open('/api/events', bearer(jwt));
+    assert.equal(stream.status, 200);
+    assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
+    assert.equal(stream.headers['cache-control'], 'no-store');
+    assert.ok(stream.headers['x-request-id']);
+    const ready = await stream.next('ready');
+    assert.deepEqual(JSON.parse(ready.data), { address });
+    assert.equal(stream.retry, 2000);
+
+    await mailTo(server, address, 'pushed');
+    const event = await stream.next('mail');
+    const list = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt });
+    assert.deepEqual(JSON.parse(event.data), list.json.results[0]);
+    assert.equal(event.id, String(list.json.results[0].id));
+    assert.deepEqual(JSON.parse(JSON.parse(event.data).metadata).codes, ['482913']);
+  });
+
+  it("never tells one address about another's mail", async () => {
+    const a = await createAddress(server);
+    const b = await createAddress(server);
+    const stream = await open('/api/events', bearer(a.jwt));
+    await stream.next('ready');
+    await mailTo(server, b.address, 'for b');
+    await mailTo(server, a.address, 'for a');
+    const event = await stream.next('mail');
+    assert.equal(JSON.parse(event.data).address, a.address);
+    assert.equal(stream.events.filter((e) => e.event === 'mail').length, 1);
+  });
+
+  it('sends mail_deleted, inbox_cleared, then address_deleted and ends the stream', async () => {
+    const { address, jwt } = await createAddress(server);
+    const stream = await open('/api/events', bearer(jwt));
+    await stream.next('ready');
+    await mailTo(server, address, 'one');
+    await mailTo(server, address, 'two');
+    const first = JSON.parse((await stream.next('mail')).data);
+    await stream.next('mail');
+    assert.equal((await request(server.httpUrl, `/api/mails/${first.uuid}`, { method: 'DELETE', jwt })).status, 200);
+    assert.deepEqual(JSON.parse((await stream.next('mail_deleted')).data), { uuid: first.uuid });
+    assert.equal((await request(server.httpUrl, '/api/clear_inbox', { method: 'DELETE', jwt })).status, 200);
+    assert.deepEqual(JSON.parse((await stream.next('inbox_cleared')).data), {});
+    assert.equal((await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt })).status, 200);
+    await stream.next('address_deleted');
+    await stream.ended;
+    // The token is dead now: a reconnect is refused.
+    const again = await open('/api/events', bearer(jwt));
+    assert.equal(again.status, 401);
+  });
+
+  it('replays what was missed: since=, or Last-Event-ID on reconnect, oldest first, once each', async () => {
+    const { address, jwt } = await createAddress(server);
+    for (const s of ['r1', 'r2', 'r3']) await mailTo(server, address, s);
+    const list = (await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt })).json.results as { id: number; uuid: string }[];
+    const [newest, middle, oldest] = list;
+
+    const bySince = await open(`/api/events?since=${oldest!.id}`, bearer(jwt));
+    await bySince.next('ready');
+    assert.deepEqual([(await bySince.next('mail')).id, (await bySince.next('mail')).id], [String(middle!.id), String(newest!.id)]);
+
+    const byHeader = await open('/api/events', { ...bearer(jwt), 'last-event-id': String(middle!.id) });
+    await byHeader.next('ready');
+    assert.equal(JSON.parse((await byHeader.next('mail')).data).uuid, newest!.uuid);
+
+    const all = await open('/api/events?since=0', bearer(jwt));
+    await mailTo(server, address, 'r4');
+    const ids = [];
+    for (let i = 0; i < 4; i++) ids.push(Number((await all.next('mail')).id));
+    assert.deepEqual(ids, [...ids].sort((x, y) => x - y));
+    assert.equal(new Set(ids).size, 4);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(all.events.filter((e) => e.event === 'mail').length, 4, 'no mail is sent twice');
+
+    // A Last-Event-ID that is not a mail id is ignored: live events only.
+    const odd = await open('/api/events', { ...bearer(jwt), 'last-event-id': 'abc' });
+    await odd.next('ready');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(odd.events.length, 1);
+  });
+
+  it('accepts the jwt cookie, and refuses missing, malformed or forged credentials with 401 text', async () => {
+    const { jwt } = await createAddress(server);
+    const byCookie = await open('/api/events', { cookie: `jwt=${jwt}` });
+    assert.equal(byCookie.status, 200);
+    await byCookie.next('ready');
+    for (const headers of [{}, { authorization: `Token ${jwt}` }, bearer(`${jwt.slice(0, -2)}xx`)]) {
+      const s = await open('/api/events', headers);
+      assert.equal(s.status, 401);
+      assert.match(String(s.headers['content-type']), /^text\/plain/);
+      assert.ok(s.body.length > 0);
+      const w = await request(server.httpUrl, '/api/mails/wait?timeout=0', { headers });
+      assert.equal(w.status, 401);
+    }
+  });
+
+  it('refuses bad query values with 400 text', async () => {
+    const { jwt } = await createAddress(server);
+    for (const q of ['since=-1', 'since=abc', 'since=1.5', 'since=0x10']) {
+      const s = await open(`/api/events?${q}`, bearer(jwt));
+      assert.equal(s.status, 400, q);
+      assert.match(String(s.headers['content-type']), /^text\/plain/);
+    }
+    for (const q of ['timeout=61', 'timeout=-1', 'timeout=1e1', 'since=', 'since=x&timeout=1']) {
+      const res = await request(server.httpUrl, `/api/mails/wait?${q}`, { jwt });
+      assert.equal(res.status, 400, q);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    }
+  });
+
+  it('sends a keep-alive comment every EVENTS_HEARTBEAT', async () => {
+    const { jwt } = await createAddress(server);
+    const stream = await open('/api/events', bearer(jwt));
+    await stream.next('ready');
+    await new Promise((r) => setTimeout(r, 2300));
+    assert.ok(stream.comments.filter((c) => c === 'keep-alive').length >= 2, `comments: ${stream.comments.join(',')}`);
+  });
+
+  it('wait: answers at once when newer mail is there, and only with mail newer than since', async () => {
+    const { address, jwt } = await createAddress(server);
+    await mailTo(server, address, 'w1');
+    await mailTo(server, address, 'w2');
+    const all = await request(server.httpUrl, '/api/mails/wait?timeout=5', { jwt });
+    assert.equal(all.status, 200);
+    assert.equal(all.headers.get('cache-control'), 'no-store');
+    assert.equal(all.json.count, 2);
+    assert.equal(all.json.results.length, 2);
+    const [newest, oldest] = all.json.results;
+    assert.ok(newest.id > oldest.id);
+    const after = await request(server.httpUrl, `/api/mails/wait?since=${oldest.id}&timeout=5`, { jwt });
+    assert.deepEqual(after.json, { results: [newest], count: 2 });
+  });
+
+  it('wait: 204 with no body when nothing newer arrives within timeout', async () => {
+    const { address, jwt } = await createAddress(server);
+    const none = await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt });
+    assert.equal(none.status, 204);
+    assert.equal(none.text, '');
+    await mailTo(server, address, 'old');
+    const newest = (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.results[0];
+    const started = Date.now();
+    const later = await request(server.httpUrl, `/api/mails/wait?since=${newest.id}&timeout=1`, { jwt });
+    assert.equal(later.status, 204);
+    assert.ok(Date.now() - started >= 900, 'it waited for the timeout');
+  });
+
+  it('wait: wakes on the delivery and returns it, ignoring other addresses', async () => {
+    const { address, jwt } = await createAddress(server);
+    const other = await createAddress(server);
+    let answered = false;
+    const waiting = request(server.httpUrl, '/api/mails/wait?timeout=10', { jwt }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    await mailTo(server, other.address, 'not yours');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(answered, false, 'mail to another address does not wake the wait');
+    const started = Date.now();
+    await mailTo(server, address, 'yours');
+    const res = await waiting;
+    assert.ok(Date.now() - started < 2000);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.results.length, 1);
+    assert.equal(JSON.parse(res.json.results[0].metadata).subject, 'yours');
+  });
+
+  it('wait: 401 when the address is deleted while waiting', async () => {
+    const { jwt } = await createAddress(server);
+    const waiting = request(server.httpUrl, '/api/mails/wait?timeout=10', { jwt });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt })).status, 200);
+    const res = await waiting;
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+  });
+
+  it('lists both in the OpenAPI document', async () => {
+    const doc = (await request(server.httpUrl, '/openapi.json')).json;
+    assert.ok(doc.paths['/api/events']?.get);
+    assert.ok(doc.paths['/api/mails/wait']?.get);
+    assert.ok(doc.paths['/api/events'].get.responses['200'].content['text/event-stream']);
+  });
+});
+
+describe('push limits and shutdown', () => {
+  it('ends a stream when its address expires (checked at each heartbeat)', async () => {
+    const server = await startTestServer({ EVENTS_HEARTBEAT: '1s', ADDRESS_TTL: '2s', SWEEP_INTERVAL: '1h' });
+    try {
+      const { jwt } = await createAddress(server);
+      const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+      await stream.next('ready');
+      const started = Date.now();
+      await stream.ended;
+      const took = Date.now() - started;
+      assert.ok(took >= 500 && took < 5000, `ended after ${took} ms`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('counts streams and waits under RATE_LIMIT_MAILS', async () => {
+    const server = await startTestServer({ RATE_LIMIT_MAILS: '2/60' });
+    const streams: EventStream[] = [];
+    try {
+      const { jwt } = await createAddress(server);
+      streams.push(await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` }));
+      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt })).status, 204);
+      const refused = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+      assert.equal(refused.status, 429);
+      assert.ok(refused.headers['retry-after']);
+      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt })).status, 429);
+    } finally {
+      streams.forEach((s) => s.close());
+      await server.close();
+    }
+  });
+
+  it('holds at most 100 streams and waits open per client (429), and frees a slot when one closes', async () => {
+    const server = await startTestServer();
+    const streams: EventStream[] = [];
+    try {
+      const { jwt } = await createAddress(server);
+      for (let i = 0; i < 99; i++) streams.push(await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` }));
+      const waiting = request(server.httpUrl, '/api/mails/wait?timeout=3', { jwt });
+      await new Promise((r) => setTimeout(r, 200));
+      const refused = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+      assert.equal(refused.status, 429);
+      assert.match(refused.body, /At most 100/);
+      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt })).status, 429);
+      // Another client (127.0.0.2) is not affected.
+      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt, localAddress: '127.0.0.2' })).status, 204);
+      streams.pop()!.close();
+      await new Promise((r) => setTimeout(r, 200));
+      const again = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+      streams.push(again);
+      assert.equal(again.status, 200);
+      assert.equal((await waiting).status, 204);
+    } finally {
+      streams.forEach((s) => s.close());
+      await server.close();
+    }
+  });
+
+  it('stopping the server ends open streams and answers open waits with 204, promptly', async () => {
+    const server = await startTestServer();
+    const { jwt } = await createAddress(server);
+    const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+    await stream.next('ready');
+    const waiting = request(server.httpUrl, '/api/mails/wait?timeout=60', { jwt });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    await server.close();
+    await stream.ended;
+    assert.equal((await waiting).status, 204);
+    assert.ok(Date.now() - started < 5000, `stopped in ${Date.now() - started} ms`);
+    assert.equal(server.http.server.listening, false);
+  });
+});
