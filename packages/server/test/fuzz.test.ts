@@ -458,6 +458,33 @@ describe('fuzz', { timeout: 180_000 * Math.max(1, FUZZ_FACTOR) }, () => {
       );
     });
 
+    it('GET /api/mails/wait and /api/events: since/timeout are plain decimal integers in range or 400', async () => {
+      const numeric = fc.oneof(fc.integer({ min: -5, max: 70 }).map(String), fc.bigInt(0n, 10n ** 30n).map(String), fc.constantFrom('007', '0', '60', '61'));
+      const junk = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', ' 1', '1 ', '+1', '1.0', '1e1', '0x10', 'Infinity', 'NaN', '-0', '١'));
+      const param = fc.option(fc.oneof(numeric, numeric, junk), { nil: undefined });
+      const int = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s) && Number.isFinite(Number(s)) ? Number(s) : undefined);
+      const mailId = (await http('/api/mails?limit=1&offset=0', { jwt })).json.results[0].id as number;
+      await fc.assert(
+        fc.asyncProperty(param, param, async (since, timeout) => {
+          const qs = [since !== undefined && `since=${encodeURIComponent(since)}`, timeout !== undefined && `timeout=${encodeURIComponent(timeout)}`].filter(Boolean).join('&');
+          const s = since === undefined ? 0 : int(since);
+          const t = timeout === undefined ? 30 : int(timeout);
+          const valid = s !== undefined && t !== undefined && t <= 60;
+          // A valid wait that would block is not sent; its validation is what is under test.
+          if (valid && s >= mailId && t > 0) return;
+          const res = await http(`/api/mails/wait?${qs}`, { jwt });
+          assertWellFormed(res, `wait?${qs}`);
+          assert.equal(res.status, !valid ? 400 : s < mailId ? 200 : 204, `wait?${qs} -> ${res.status} ${res.text}`);
+          if (since !== undefined && int(since) === undefined) {
+            const ev = await http(`/api/events?since=${encodeURIComponent(since)}`, { jwt });
+            assertWellFormed(ev, `events?since=${since}`);
+            assert.equal(ev.status, 400);
+          }
+        }),
+        { numRuns: runs(200) },
+      );
+    });
+
     it('mail paths: any uuid or attachment id other than the real ones is 404, never 5xx', async () => {
       const segment = fc.oneof(
         fc.string({ maxLength: 80 }),
@@ -492,6 +519,8 @@ describe('fuzz', { timeout: 180_000 * Math.max(1, FUZZ_FACTOR) }, () => {
         ['GET', '/api/mails?limit=1&offset=0'],
         ['GET', `/api/mail/${uuid}`],
         ['GET', `/api/attachment/${uuid}/0`],
+        ['GET', '/api/mails/wait?timeout=0'],
+        ['GET', '/api/events'],
         ['DELETE', `/api/mails/${uuid}`],
         ['DELETE', '/api/clear_inbox'],
         ['DELETE', '/api/delete_address'],

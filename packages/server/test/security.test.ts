@@ -139,6 +139,8 @@ describe('security', { timeout: 60_000 }, () => {
           [[mailA.uuid, a.address]],
         );
         assert.equal((await http('/api/settings', opts)).json.address, a.address, `${label}: settings`);
+        const waited = await http('/api/mails/wait?since=0&timeout=0', opts);
+        assert.deepEqual(waited.json.results.map((m: { uuid: string }) => m.uuid), [mailA.uuid], `${label}: wait answers with A's mail alone`);
         // A's own mail is readable the same way (the 404s above are not a broken credential).
         assert.equal((await http(`/api/mail/${mailA.uuid}`, opts)).status, 200, `${label}: A's own mail`);
         assert.equal((await http(`/api/attachment/${mailA.uuid}/0`, opts)).status, 200, `${label}: A's own attachment`);
@@ -258,6 +260,8 @@ describe('security', { timeout: 60_000 }, () => {
           ['GET', '/api/settings'],
           ['GET', '/api/mails?limit=10&offset=0'],
           ['GET', `/api/mail/${uuid}`],
+          ['GET', '/api/mails/wait?timeout=0'],
+          ['GET', '/api/events'],
         ] as const) {
           assertPlainError(await http(path, { method, headers: { authorization: `Bearer ${token}` } }), 401, `${what}: ${method} ${path} (bearer)`);
           if (token) assertPlainError(await http(path, { method, headers: { cookie: `jwt=${token}` } }), 401, `${what}: ${method} ${path} (cookie)`);
