@@ -81,7 +81,7 @@ export function openEventStream(base: string, path: string, headers: Record<stri
         return;
       }
       let buf = '';
-      let event: Partial<StreamEvent> & { data?: string[] } = {};
+      let event: { event?: string; data?: string[]; id?: string } = {};
       res.on('data', (chunk: string) => {
         buf += chunk;
         let nl;
