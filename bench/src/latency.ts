@@ -30,8 +30,8 @@ interface Sample {
   pushMs?: number;
 }
 
-/** An SSE stream; calls onEvent with the arrival time of each event's data. */
-export function openEvents(url: string, jwt: string, onEvent: (data: string, at: number) => void): Promise<{ close(): void } | undefined> {
+/** An SSE stream; calls onEvent with each event's type, data and arrival time. */
+export function openEvents(url: string, jwt: string, onEvent: (type: string, data: string, at: number) => void): Promise<{ close(): void } | undefined> {
   return new Promise((resolve) => {
     const req = request(url, { headers: { authorization: `Bearer ${jwt}`, accept: 'text/event-stream' } }, (res: IncomingMessage) => {
       if (res.statusCode !== 200 || !String(res.headers['content-type']).startsWith('text/event-stream')) {
@@ -48,12 +48,13 @@ export function openEvents(url: string, jwt: string, onEvent: (data: string, at:
         while ((i = buf.indexOf('\n\n')) >= 0) {
           const block = buf.slice(0, i);
           buf = buf.slice(i + 2);
-          const data = block
-            .split('\n')
+          const lines = block.split('\n');
+          const type = lines.find((l) => l.startsWith('event:'))?.slice(6).trim() ?? 'message';
+          const data = lines
             .filter((l) => l.startsWith('data:'))
             .map((l) => l.slice(5).trim())
             .join('\n');
-          if (data) onEvent(data, at);
+          if (data) onEvent(type, data, at);
         }
       });
       res.on('error', () => undefined);
@@ -79,12 +80,12 @@ export const latency: Bench = async (ctx) => {
     const tag = `lat${Date.now()}`;
     const template = messageTemplate(3 * 1024, tag);
 
-    // Push, when the server has it: one event stream per inbox. Events are matched to
-    // messages in order per inbox (one message in flight per inbox at a time).
-    const pushTimes: number[][] = inboxes.map(() => []);
-    for (const [k, inbox] of inboxes.entries()) {
-      const s = await openEvents(`${base}/api/events`, inbox.jwt, (data, at) => {
-        if (/"uuid"|mail/i.test(data)) pushTimes[k]!.push(at);
+    // Push, when the server has it: one event stream per inbox. Each `mail` event is
+    // matched to its message by Message-ID.
+    const pushAt = new Map<string, number>();
+    for (const inbox of inboxes) {
+      const s = await openEvents(`${base}/api/events`, inbox.jwt, (type, data, at) => {
+        if (type === 'mail') pushAt.set((JSON.parse(data) as { message_id: string }).message_id, at);
       });
       if (s) streams.push(s);
       else break;
@@ -99,8 +100,7 @@ export const latency: Bench = async (ctx) => {
     bare = await startBareHttp([{ prefix: '/', file: join(dir, 'ping'), contentType: 'application/json; charset=utf-8' }]);
 
     for (let c = 0; c < CONNECTIONS; c++) conns.push(await SmtpConnection.open(server.smtpPort));
-    const perInbox = inboxes.map(() => 0);
-    type Measured = Sample & { k: number; seq: number; at250: number };
+    type Measured = Sample & { k: number; at250: number; messageId: string };
 
     /** Open loop: message n of the phase is due at start + n/RATE, whatever happened to the ones before. */
     const runPhase = async (first: number, count: number) => {
@@ -110,12 +110,11 @@ export const latency: Bench = async (ctx) => {
       const queues: Promise<void>[] = inboxes.map(() => Promise.resolve());
       const deliverAndPoll = async (i: number, k: number) => {
         const inbox = inboxes[k]!;
-        const seq = perInbox[k]!++;
         const t0 = performance.now();
         const reply = await conns[k]!.send('loadgen@bench.example.com', inbox.address, template(i, inbox.address));
         const at250 = reply.at;
         const wanted = `<${tag}.${i}@bench.example.com>`;
-        const sample: Measured = { k, seq, at250, smtpMs: at250 - t0, listedMs: NaN, polls: 0 };
+        const sample: Measured = { k, at250, messageId: wanted, smtpMs: at250 - t0, listedMs: NaN, polls: 0 };
         samples.push(sample);
         const poll = (async () => {
           for (;;) {
@@ -160,7 +159,7 @@ export const latency: Bench = async (ctx) => {
     if (push) await sleep(500);
 
     for (const s of samples) {
-      const at = pushTimes[s.k]![s.seq];
+      const at = pushAt.get(s.messageId);
       if (at !== undefined) (s as Sample).pushMs = at - s.at250;
     }
     const listed = samples.map((s) => s.listedMs);
