@@ -1,7 +1,8 @@
 // Soak (issue "Reliability — Soak"): the built service as a child process under
 // ten minutes of mixed load from this process — SMTP in over two connections,
 // polling of several inboxes every 500 ms, browser-session create/switch cycles
-// with a cookie jar, mail reads, per-mail deletes and clear_inbox. It counts every
+// with a cookie jar, mail reads, per-mail deletes and clear_inbox, event streams
+// held and reconnected, and long-poll waits. It counts every
 // response by status, samples the child's RSS every 5 s from /proc/<pid>/status,
 // and prints the totals and first-minute vs last-minute median RSS.
 //
@@ -345,6 +346,83 @@ async function sessionActor(): Promise<void> {
   }
 }
 
+/** Push: event streams held open and reconnected, long-poll waits. */
+const push = { streams: 0, mailEvents: 0, waits: 0, woke: 0, timedOut: 0 };
+const WATCHERS = 2;
+const WAITERS = 2;
+const STREAM_HOLD_MS = 20_000;
+const WAIT_TIMEOUT_S = 5;
+
+/**
+ * A client holding GET /api/events open for about STREAM_HOLD_MS, then reconnecting
+ * with the largest mail id it saw (as EventSource does with Last-Event-ID).
+ */
+async function eventWatcher(inbox: Inbox): Promise<void> {
+  let lastId = 0;
+  while (!stopping) {
+    await new Promise<void>((resolve) => {
+      const started = performance.now();
+      let ours = false;
+      const req = httpRequest(`${base}/api/events?since=${lastId}`, { headers: { authorization: `Bearer ${inbox.jwt}`, accept: 'text/event-stream' }, agent: false }, (res) => {
+        record('GET /api/events', res.statusCode!, performance.now() - started, '');
+        if (res.statusCode !== 200) {
+          res.resume();
+          return;
+        }
+        push.streams++;
+        res.setEncoding('utf8');
+        let buf = '';
+        res.on('data', (d: string) => {
+          buf += d;
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const lines = buf.slice(0, i).split('\n');
+            buf = buf.slice(i + 2);
+            if (!lines.includes('event: mail')) continue;
+            const data = JSON.parse(lines.find((l) => l.startsWith('data: '))!.slice(6)) as { id: number; address: string };
+            push.mailEvents++;
+            if (data.address !== inbox.address) {
+              checkFailures++;
+              noteError('check: event for its own address', 'mismatch', `${data.address} != ${inbox.address}`);
+            }
+            lastId = Math.max(lastId, data.id);
+          }
+        });
+      });
+      const hangUp = () => {
+        ours = true;
+        req.destroy();
+      };
+      const timer = setTimeout(hangUp, jitter(STREAM_HOLD_MS));
+      sleepers.add(hangUp);
+      req.on('close', () => {
+        clearTimeout(timer);
+        sleepers.delete(hangUp);
+        resolve();
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (!ours) record('GET /api/events', `network ${err.code ?? err.message}`, performance.now() - started, '');
+      });
+      req.end();
+    });
+    await pause(jitter(500));
+  }
+}
+
+/** A test waiting for its next mail: GET /api/mails/wait with the largest id seen. */
+async function waiter(inbox: Inbox): Promise<void> {
+  let since = 0;
+  while (!stopping) {
+    push.waits++;
+    const res = await call('GET /api/mails/wait', 'GET', `/api/mails/wait?since=${since}&timeout=${WAIT_TIMEOUT_S}`, { jwt: inbox.jwt });
+    if (res?.status === 200) {
+      push.woke++;
+      since = Math.max(since, ...(res.json.results as { id: number }[]).map((m) => m.id));
+    } else if (res?.status === 204) push.timedOut++;
+    else await pause(500);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Report
 
@@ -429,6 +507,8 @@ async function main(): Promise<number> {
     ...Array.from({ length: SMTP_CONNECTIONS }, (_, i) => smtpSender(transport, inboxes, i)),
     ...inboxes.map((inbox) => inboxWorker(inbox)),
     ...Array.from({ length: SESSION_ACTORS }, () => sessionActor()),
+    ...inboxes.slice(0, WATCHERS).map((inbox) => eventWatcher(inbox)),
+    ...inboxes.slice(WATCHERS, WATCHERS + WAITERS).map((inbox) => waiter(inbox)),
   ]);
   clearTimeout(deadline);
   clearInterval(sampler);
@@ -481,7 +561,9 @@ async function main(): Promise<number> {
         ['SMTP messages sent / 250 / failed', `${smtp.sent} / ${smtp.accepted} / ${smtp.failed}`],
         ['error responses (>= 400 except 429, network errors)', String(errorCount - smtp.failed - checkFailures)],
         ['rate-limited (429)', String(rateLimited)],
-        ['failed checks (switch/settings, session size)', String(checkFailures)],
+        ['event streams opened / mail events received', `${push.streams} / ${push.mailEvents}`],
+        ['waits / answered with mail / timed out (204)', `${push.waits} / ${push.woke} / ${push.timedOut}`],
+        ['failed checks (switch/settings, session size, event address)', String(checkFailures)],
         [`RSS median, first ${windowLabel} (${first.length} samples)`, `${mb(firstMedian)} MB`],
         [`RSS median, last ${windowLabel} (${last.length} samples)`, `${mb(lastMedian)} MB`],
         ['RSS ratio last / first', ratio.toFixed(3)],
@@ -511,13 +593,14 @@ async function main(): Promise<number> {
         ranMs,
         node: process.version,
         cpus: cpus().length,
-        load: { inboxes: INBOXES, pollEveryMs: POLL_EVERY_MS, smtpConnections: SMTP_CONNECTIONS, smtpEveryMsPerConnection: SMTP_EVERY_MS, sessionActors: SESSION_ACTORS, rateLimits: '100000/60' },
+        load: { inboxes: INBOXES, pollEveryMs: POLL_EVERY_MS, smtpConnections: SMTP_CONNECTIONS, smtpEveryMsPerConnection: SMTP_EVERY_MS, sessionActors: SESSION_ACTORS, eventWatchers: WATCHERS, waiters: WAITERS, rateLimits: '100000/60' },
         totalRequests,
         byStatus: Object.fromEntries(byStatus),
         byEndpoint: Object.fromEntries(
           [...byEndpoint].map(([ep, e]) => [ep, { requests: e.latencies.length, statuses: Object.fromEntries(e.statuses), p50Ms: percentile(e.latencies, 50), p99Ms: percentile(e.latencies, 99) }]),
         ),
         smtp,
+        push,
         errorResponses: errorCount - smtp.failed - checkFailures,
         rateLimited,
         checkFailures,
