@@ -64,7 +64,11 @@ export interface Store {
   /** Removes an address, all its mail and its session memberships. */
   deleteAddress(id: number): Promise<boolean>;
 
-  /** Stores mails in one transaction; resolves only after the commit. Returns their ids. */
+  /**
+   * Stores the mails in one transaction and resolves with their ids after it commits.
+   * One address's mails commit in increasing id order, whoever delivers them, so
+   * "newer than the largest id seen" never skips a mail.
+   */
   insertMails(mails: NewMail[]): Promise<number[]>;
   /** Live mails, newest first (ties by id), and the total count of live mails. */
   listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;

@@ -43,6 +43,8 @@ const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 // First key of the two-key advisory lock taken while migrating ("ti" + "mg").
 const MIGRATION_LOCK = 0x74696d67;
+// First key of the two-key advisory lock that orders one address's deliveries ("ti" + "ml").
+const MAIL_ORDER_LOCK = 0x74696d6c;
 
 const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at';
 
@@ -124,6 +126,15 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     async insertMails(mails) {
       if (mails.length === 0) return [];
       return transaction(async (client) => {
+        // Mail ids are drawn from one sequence at INSERT, not at COMMIT, so two
+        // deliveries to one address (on one node or two) could commit out of id order,
+        // and a client asking for mail newer than the largest id it has seen
+        // (GET /api/mails/wait?since=, Last-Event-ID) would miss the one that committed
+        // a moment later. A transaction-scoped lock per address serialises deliveries
+        // to the same address; taken in address order, so that two deliveries to
+        // several addresses cannot deadlock.
+        const addressIds = [...new Set(mails.map((m) => m.addressId))].sort((a, b) => a - b);
+        for (const id of addressIds) await q(client, 'SELECT pg_advisory_xact_lock($1, $2)', [MAIL_ORDER_LOCK, id % 2147483647]);
         const ids: number[] = [];
         for (const m of mails) {
           const { rows } = await q<{ id: string }>(
