@@ -23,9 +23,10 @@ import { mailRoutes } from './routes/mails.js';
 import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { systemRoutes } from './routes/system.js';
+import { uiRoutes } from './routes/ui.js';
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs'>;
+  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs' | 'mailDomains' | 'turnstileSiteKey' | 'customNames'>;
   sessionSecret: string;
   store: Store;
   mail: MailService;
@@ -134,6 +135,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(systemRoutes, { deps });
   await app.register(mailRoutes, { deps });
   await app.register(pushRoutes, { deps });
+  await app.register(uiRoutes, { deps });
   // Only the routes that set or read the session cookie parse cookies on every
   // request; the others read the `jwt` cookie when they need it (auth.ts).
   await app.register(async (scope) => {

@@ -1,6 +1,7 @@
-// External services for the suites that need them (PostgreSQL, Redis). A suite
+// External services for the suites that need them (PostgreSQL, Redis, Chromium). A suite
 // asks serviceAvailable() before registering itself: a missing service skips the
 // suite with a loud warning, or fails the run when REQUIRE_SERVICES=1 (CI).
+import { existsSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import { userInfo } from 'node:os';
 import { connect as tlsConnect } from 'node:tls';
@@ -9,7 +10,10 @@ import pg from 'pg';
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export type ServiceName = 'postgres' | 'redis';
+/** Debian's chromium (apt install chromium), driven by playwright-core; never downloaded. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export type ServiceName = 'postgres' | 'redis' | 'chromium';
 
 const PROBE_TIMEOUT_MS = 2000;
 
@@ -40,9 +44,11 @@ export function serviceAvailable(name: ServiceName): Promise<boolean> {
 }
 
 async function check(name: ServiceName): Promise<boolean> {
-  const url = name === 'postgres' ? PG_URL : REDIS_URL;
+  const url = name === 'postgres' ? PG_URL : name === 'redis' ? REDIS_URL : CHROMIUM_PATH;
   try {
-    await withTimeout(name === 'postgres' ? probePostgres(url) : probeRedis(url), `no answer within ${PROBE_TIMEOUT_MS} ms`);
+    if (name === 'chromium') {
+      if (!existsSync(CHROMIUM_PATH)) throw new Error('not installed (apt install chromium, or set CHROMIUM_PATH)');
+    } else await withTimeout(name === 'postgres' ? probePostgres(url) : probeRedis(url), `no answer within ${PROBE_TIMEOUT_MS} ms`);
     return true;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

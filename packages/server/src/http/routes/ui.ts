@@ -1,0 +1,61 @@
+// The browser UI (packages/web, built to static files by `npm run build`), served at
+// `/` with the configuration the page needs (GET /ui-config.json). Without a build
+// the API runs alone and `/` is a 404.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import type { HttpDeps } from '../app.js';
+
+/** Where `npm run build` puts the UI (from src/http/routes or dist/http/routes alike). */
+export const WEB_ROOT = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));
+
+const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
+
+/**
+ * The page's policy. A mail's HTML is shown in a sandboxed srcdoc frame, which
+ * inherits this policy and adds its own (no scripts, no remote content), so a mail
+ * can neither run code nor load a tracking image.
+ */
+function contentSecurityPolicy(turnstile: boolean): string {
+  const extra = turnstile ? ` ${TURNSTILE_ORIGIN}` : '';
+  return [
+    "default-src 'self'",
+    `script-src 'self'${extra}`,
+    `frame-src 'self'${extra}`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    // Mail HTML styles itself inline.
+    "style-src 'self' 'unsafe-inline'",
+    "font-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = async (fastify, { deps, root = WEB_ROOT }) => {
+  const { config } = deps;
+  const uiConfig = JSON.stringify({ domains: config.mailDomains, turnstileSiteKey: config.turnstileSiteKey ?? null, customNames: config.customNames });
+  fastify.get('/ui-config.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
+
+  if (!existsSync(`${root}index.html`)) {
+    deps.logger.info({ root }, 'the web UI is not built; serving the API only');
+    return;
+  }
+  const csp = contentSecurityPolicy(config.turnstileSiteKey !== undefined);
+  await fastify.register(fastifyStatic, {
+    root,
+    prefix: '/',
+    // One route per built file, so that unknown paths keep the API's plain-text 404.
+    wildcard: false,
+    index: ['index.html'],
+    setHeaders(reply, path) {
+      reply.header('content-security-policy', csp);
+      reply.header('referrer-policy', 'no-referrer');
+      // Built assets carry a content hash in their names; the page itself must be fresh.
+      reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+};

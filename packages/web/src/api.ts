@@ -1,0 +1,61 @@
+// The browser's side of the temp-inbox API. The page authenticates with the cookies
+// the server sets (`jwt` for the active address, `session_id` for the session), so
+// no token is ever handled by script.
+import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, SessionListing } from '@temp-inbox/api';
+
+export type { FullMail, MailListItem, MailMetadata, SessionListing };
+
+/** An error answer of the API: its status and its plain-text sentence. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    credentials: 'same-origin',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) {
+    const text = (await res.text()).trim();
+    const wait = res.headers.get('retry-after');
+    throw new ApiError(res.status, `${text || res.statusText}${res.status === 429 && wait ? ` (try again in ${wait} s)` : ''}`);
+  }
+  return (await res.json()) as T;
+}
+
+export interface UiConfig {
+  domains: string[];
+  turnstileSiteKey: string | null;
+  customNames: boolean;
+}
+
+export const api = {
+  config: () => call<UiConfig>('GET', '/ui-config.json'),
+  session: () => call<SessionListing>('GET', '/api/session/addresses'),
+  newAddress: (req: { name?: string; domain?: string; cf_token?: string }) => call<NewAddressResponse>('POST', '/api/new_address', req),
+  switchAddress: (address: string) => call<{ success: boolean; address: string }>('POST', '/api/switch_address', { address }),
+  logout: () => call<{ success: boolean }>('POST', '/api/logout', {}),
+  deleteAddress: () => call<{ success: boolean }>('DELETE', '/api/delete_address'),
+  mails: (limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails?limit=${limit}&offset=${offset}`),
+  mail: (uuid: string) => call<FullMail>('GET', `/api/mail/${encodeURIComponent(uuid)}`),
+  deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', `/api/mails/${encodeURIComponent(uuid)}`),
+  clearInbox: () => call<{ success: boolean }>('DELETE', '/api/clear_inbox'),
+  attachmentUrl: (uuid: string, id: string) => `/api/attachment/${encodeURIComponent(uuid)}/${encodeURIComponent(id)}`,
+};
+
+/** The metadata JSON of a mail; an empty shape when it cannot be read. */
+export function metadataOf(item: MailListItem): MailMetadata {
+  try {
+    return JSON.parse(item.metadata) as MailMetadata;
+  } catch {
+    const empty: MailMetadata = { subject: '', from: { name: '', address: '' }, to: [], date: null, size: 0, preview: '', has_html: false, attachments: [], codes: [], links: [] };
+    return empty;
+  }
+}

@@ -1,0 +1,55 @@
+// Cloudflare Turnstile, shown only when the server has TURNSTILE_SITE_KEY set: its
+// token is sent as cf_token with POST /api/new_address.
+import { useEffect, useRef } from 'preact/hooks';
+
+interface TurnstileApi {
+  render(el: HTMLElement, opts: { sitekey: string; callback: (token: string) => void; 'expired-callback': () => void }): string;
+  remove(id: string): void;
+}
+declare global {
+  interface Window {
+    turnstile?: TurnstileApi;
+  }
+}
+
+const SCRIPT = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
+let loading: Promise<TurnstileApi> | undefined;
+
+function load(): Promise<TurnstileApi> {
+  loading ??= new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = SCRIPT;
+    s.async = true;
+    s.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error('The challenge did not load.')));
+    s.onerror = () => {
+      loading = undefined;
+      reject(new Error('The challenge could not be loaded.'));
+    };
+    document.head.appendChild(s);
+  });
+  return loading;
+}
+
+export function Turnstile(props: { siteKey: string; onToken: (token: string) => void }) {
+  const el = useRef<HTMLDivElement>(null);
+  const onToken = useRef(props.onToken);
+  onToken.current = props.onToken;
+  useEffect(() => {
+    let id: string | undefined;
+    let api: TurnstileApi | undefined;
+    let gone = false;
+    load().then(
+      (t) => {
+        if (gone || !el.current) return;
+        api = t;
+        id = t.render(el.current, { sitekey: props.siteKey, callback: (token) => onToken.current(token), 'expired-callback': () => onToken.current('') });
+      },
+      () => undefined,
+    );
+    return () => {
+      gone = true;
+      if (api && id) api.remove(id);
+    };
+  }, [props.siteKey]);
+  return <div class="turnstile" ref={el} />;
+}
