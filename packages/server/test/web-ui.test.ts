@@ -142,3 +142,58 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     assert.deepEqual(pageErrors, []);
   });
 });
+
+describe('web UI with the bot challenge on', { skip: !ready && 'Chromium is not installed', timeout: 60_000 }, () => {
+  it('shows the Turnstile widget and sends its token as cf_token', async () => {
+    // Cloudflare's siteverify, played by a local server: the token "good" passes.
+    const verified: Record<string, string>[] = [];
+    const verifier = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const fields = Object.fromEntries(new URLSearchParams(body));
+        verified.push(fields);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ success: fields['response'] === 'good' }));
+      });
+    });
+    await new Promise<void>((r) => verifier.listen(0, '127.0.0.1', r));
+    const server = await startTestServer({
+      TURNSTILE_SECRET_KEY: 'ui-secret',
+      TURNSTILE_SITE_KEY: 'ui-site-key',
+      TURNSTILE_VERIFY_URL: `http://127.0.0.1:${(verifier.address() as AddressInfo).port}/siteverify`,
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+    try {
+      const csp = (await request(server.httpUrl, '/')).headers.get('content-security-policy') ?? '';
+      assert.match(csp, /script-src 'self' https:\/\/challenges\.cloudflare\.com/);
+      const page = await browser.newPage();
+      // Cloudflare's widget script, played by a stand-in that renders one button.
+      let sitekey = '';
+      await page.exposeFunction('reportSitekey', (k: string) => (sitekey = k));
+      await page.route('https://challenges.cloudflare.com/turnstile/v0/api.js*', (route) =>
+        route.fulfill({
+          contentType: 'text/javascript',
+          body: `window.turnstile = { render(el, o) { window.reportSitekey(o.sitekey); const b = document.createElement('button'); b.type = 'button'; b.textContent = 'I am human'; b.onclick = () => o.callback('good'); el.appendChild(b); return 'w'; }, remove() {} };`,
+        }),
+      );
+      await page.goto(server.httpUrl);
+      const create = page.getByRole('button', { name: 'New address' });
+      await page.getByRole('button', { name: 'I am human' }).waitFor();
+      assert.equal(sitekey, 'ui-site-key');
+      assert.equal(await create.isDisabled(), true, 'no address without a challenge token');
+      await page.getByRole('button', { name: 'I am human' }).click();
+      await create.click();
+      await page.getByLabel('Active address').waitFor();
+      assert.equal(verified.length, 1);
+      assert.equal(verified[0]!['response'], 'good');
+      assert.equal(verified[0]!['secret'], 'ui-secret');
+      // A token is good once: the widget is shown again for the next address.
+      await page.getByRole('button', { name: 'I am human' }).waitFor();
+      assert.equal(await create.isDisabled(), true);
+    } finally {
+      await browser.close();
+      await server.close();
+      await new Promise((r) => verifier.close(r));
+    }
+  });
+});
