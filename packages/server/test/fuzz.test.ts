@@ -642,6 +642,25 @@ describe('fuzz', { timeout: 180_000 * Math.max(1, FUZZ_FACTOR) }, () => {
       );
     });
 
+    it('extractCodes finds a code after the phrasings mail uses, at the end of a sentence or clause too', () => {
+      // Two keywords in a row ("verification code is …") used to stop at the word
+      // between them; a code before "." or "," used to be refused as a decimal.
+      const phrase = fc.constantFrom('Your code is', 'Your verification code is', 'Your one-time password is', 'Use this confirmation code:', 'Verify with PIN', 'Your login code:', 'Enter', 'Your OTP code for sign-in is');
+      const code = fc.oneof(
+        fc.integer({ min: 0, max: 999_999 }).map((n) => String(n).padStart(6, '0')),
+        fc.integer({ min: 1000, max: 9999 }).filter((n) => !(n >= 1900 && n <= 2099)).map(String),
+      );
+      fc.assert(
+        fc.property(phrase, code, fc.constantFrom('', '.', ',', '!', ';', ')', '. Thanks', ', valid for 10 minutes.'), (p, c, tail) => {
+          const codes = extractCodes('', `Hello,\n${p} ${c}${tail}\n`);
+          assert.ok(codes.includes(c), `"${p} ${c}${tail}" gave ${JSON.stringify(codes)}`);
+        }),
+        { numRuns: runs(500) },
+      );
+      // Decimals and clock times are not codes.
+      for (const t of ['Total: 1234.56 EUR', 'Total: 1234,56 EUR', 'Starts 1200:30']) assert.deepEqual(extractCodes('', t), [], t);
+    });
+
     it('extractCodes finds a planted 6-digit code in "Your code is NNNNNN", whatever surrounds it, in text and in an HTML-only mail', async () => {
       const code = fc.integer({ min: 0, max: 999_999 }).map((n) => String(n).padStart(6, '0'));
       const around = fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }));

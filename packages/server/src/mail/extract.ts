@@ -81,8 +81,12 @@ export function extractLinks(text: string, html: string | undefined): string[] {
 }
 
 const KEYWORD_CODE_RE =
-  /\b(?:code|otp|pin|passcode|password|token|verification|verify|confirm(?:ation)?|one[- ]time|kod|código|codice|验证码)\b[^\n]{0,40}?(?<![\w-])([A-Z0-9]{4,10}|\d{3}[- ]\d{3})(?![\w-])/giu;
-const DIGITS_RE = /(?<![\w.,:/@#+-])(\d{4,8})(?![\w.,:/@-]|\.\d)/g;
+  // The candidate must hold a digit, so that the words after a keyword ("verification
+  // code is …") are skipped rather than taken and dropped.
+  /\b(?:code|otp|pin|passcode|password|token|verification|verify|confirm(?:ation)?|one[- ]time|kod|código|codice|验证码)\b[^\n]{0,40}?(?<![\w-])((?=[A-Z0-9]{0,9}\d)[A-Z0-9]{4,10}|\d{3}[- ]\d{3})(?![\w-])/giu;
+// A number ending a sentence ("… is 627183.") or a clause ("627183, valid …") counts;
+// a decimal ("1234.56", "1234,56") or a time ("1200:30") does not.
+const DIGITS_RE = /(?<![\w.,:/@#+-])(\d{4,8})(?![\w/@-]|[.,:]\d)/g;
 const MAX_CODES = 10;
 
 function isLikelyCode(candidate: string): boolean {
