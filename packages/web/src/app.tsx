@@ -224,8 +224,12 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
     events.addEventListener('ready', () => setLive(true));
     events.addEventListener('mail', (e) => {
       const item = JSON.parse((e as MessageEvent<string>).data) as MailListItem;
-      setMails((list) => (list.some((m) => m.uuid === item.uuid) ? list : [item, ...list]));
-      setCount((c) => c + 1);
+      // A reconnect replays what the list may already hold: count each mail once.
+      setMails((list) => {
+        if (list.some((m) => m.uuid === item.uuid)) return list;
+        setCount((c) => c + 1);
+        return [item, ...list];
+      });
     });
     events.addEventListener('mail_deleted', (e) => {
       const { uuid } = JSON.parse((e as MessageEvent<string>).data) as { uuid: string };
