@@ -3,6 +3,7 @@
 // as newer mail is there. Real SMTP in, real HTTP out, on SQLite.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
@@ -267,6 +268,37 @@ describe('push limits and shutdown', () => {
       assert.equal((await waiting).status, 204);
     } finally {
       streams.forEach((s) => s.close());
+      await server.close();
+    }
+  });
+
+  it('cuts a stream whose client stopped reading once over 1 MiB waits for it, and keeps the others', async () => {
+    const server = await startTestServer();
+    try {
+      const { address, jwt } = await createAddress(server);
+      // A client that sends the request and then reads nothing.
+      const socket = connect((server.http.server.address() as { port: number }).port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      socket.write(`GET /api/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\n\r\n`);
+      socket.pause();
+      const healthy = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+      await healthy.next('ready');
+      let closed = false;
+      socket.on('close', () => (closed = true));
+      // Mails with many long links make events of about 60 KB each (metadata keeps 50 links).
+      const links = Array.from({ length: 50 }, (_, i) => `https://example.com/${i}/${'x'.repeat(1200)}`).join('\n');
+      for (let i = 0; i < 150; i++) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: `big ${i}` }, links) });
+      for (let i = 0; i < 150; i++) await healthy.next('mail', 10_000);
+      // Drain what the kernel holds: the server has closed the connection behind it.
+      socket.resume();
+      const deadline = Date.now() + 10_000;
+      while (!closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(closed, 'the stalled stream was not closed');
+      // The reading client is still served.
+      await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'after' }, 'still here') });
+      assert.match((await healthy.next('mail')).data, /after/);
+      healthy.close();
+    } finally {
       await server.close();
     }
   });
