@@ -8,6 +8,7 @@ import type { Config } from './config/index.js';
 import { resolveSecrets } from './config/secrets.js';
 import { createTokens } from './domain/tokens.js';
 import { buildHttp, type App } from './http/app.js';
+import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createEventBus } from './mail/events.js';
 import { createMailService, type MailService } from './mail/service.js';
@@ -51,6 +52,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await redis.connect();
       cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
     }
+    const metrics = config.metricsToken ? createMetrics(store.kind) : undefined;
     const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redisKeyPrefix, logger });
     cleanups.unshift(() => bus.close());
     const now = opts.now ?? Date.now;
@@ -74,12 +76,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       challenge: createChallenge({ secret: config.turnstileSecretKey, verifyUrl: config.turnstileVerifyUrl }),
       limiter: createRateLimiter(config.rateLimits, redis, config.redisKeyPrefix),
       logger,
+      ...(metrics ? { metrics } : {}),
     });
     cleanups.unshift(() => http.close());
     const smtp = createSmtpReceiver(
       { host: config.smtpHost, port: config.smtpPort, hostname: config.smtpHostname, maxMessageBytes: config.maxMessageBytes, tlsCert: config.smtpTlsCert, tlsKey: config.smtpTlsKey },
       mail,
       logger,
+      metrics,
     );
     const smtpPort = await smtp.listen();
     cleanups.unshift(() => smtp.close());

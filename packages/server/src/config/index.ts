@@ -57,6 +57,7 @@ export interface Config {
   addressTtlMs: number;
   sweepIntervalMs: number;
   eventsHeartbeatMs: number;
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -233,6 +234,16 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.eventsHeartbeatMs = duration(r)),
   },
   {
+    name: 'METRICS_TOKEN',
+    default: '(unset = no /metrics)',
+    accepts: 'string, 16+ characters',
+    description: 'Serves Prometheus metrics at GET /metrics to requests with "Authorization: Bearer <this token>".',
+    set: (c, r) => {
+      if (r !== '' && r.length < 16) throw new ConfigError('a token of at least 16 characters (or leave it unset for no /metrics)');
+      c.metricsToken = optional(r);
+    },
+  },
+  {
     name: 'LOG_LEVEL',
     default: 'info',
     accepts: LOG_LEVELS.join(', '),
@@ -279,6 +290,7 @@ export function defaultConfig(): Config {
     addressTtlMs: 7 * 86_400_000,
     sweepIntervalMs: 60_000,
     eventsHeartbeatMs: 15_000,
+    metricsToken: undefined,
     logLevel: 'info',
   };
 }

@@ -1,6 +1,6 @@
 // The Fastify app factory. Everything it needs is passed in; tests build the
 // same app through server.ts on port 0.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyInstance, type FastifyRequest, type onRequestHookHandler, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
@@ -16,6 +16,7 @@ import type { SessionService } from '../sessions/service.js';
 import type { Store } from '../storage/store.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
+import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
@@ -26,7 +27,7 @@ import { systemRoutes } from './routes/system.js';
 import { uiRoutes } from './routes/ui.js';
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs' | 'mailDomains' | 'turnstileSiteKey' | 'customNames'>;
+  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs' | 'mailDomains' | 'turnstileSiteKey' | 'customNames' | 'metricsToken'>;
   sessionSecret: string;
   store: Store;
   mail: MailService;
@@ -35,6 +36,8 @@ export interface HttpDeps {
   challenge: Challenge;
   limiter: RateLimiter;
   logger: Logger;
+  /** Present when METRICS_TOKEN is set. */
+  metrics?: Metrics;
 }
 
 declare module 'fastify' {
@@ -56,12 +59,17 @@ export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerRespo
  * logger is built for it (request-logger.ts).
  */
 class AccessLog extends LogController {
-  constructor(private readonly logger: Logger) {
+  constructor(
+    private readonly logger: Logger,
+    private readonly metrics: Metrics | undefined,
+  ) {
     super();
   }
   override incomingRequest(): void {}
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
+    // Route templates, not URLs, so that the number of series stays small.
+    this.metrics?.request(request.method, request.routeOptions.url ?? '(no route)', status, reply.elapsedTime / 1000);
     if (!error && status < 400 && !this.logger.isLevelEnabled('debug')) return;
     const line = { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status, ms: Math.round(reply.elapsedTime * 100) / 100 };
     if (error) this.logger.error({ ...line, err: error }, 'request errored');
@@ -83,6 +91,20 @@ function rateLimitHook(limiter: RateLimiter, route: RateLimitRoute): onRequestHo
   };
 }
 
+/** GET /metrics in the Prometheus text format, for a Bearer token equal to METRICS_TOKEN. */
+function metricsRoute(metrics: Metrics, token: string) {
+  const expected = Buffer.from(`Bearer ${token}`);
+  return async (scope: FastifyInstance) => {
+    scope.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new AppError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".');
+      }
+      return reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(await metrics.registry.metrics());
+    });
+  };
+}
+
 export async function buildHttp(deps: HttpDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -90,7 +112,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
     bodyLimit: 64 * 1024,
     genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
-    logController: new AccessLog(deps.logger),
+    logController: new AccessLog(deps.logger, deps.metrics),
     childLoggerFactory: lazyChildLogger,
     routerOptions: { maxParamLength: 200 },
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
@@ -133,6 +155,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   });
 
   await app.register(systemRoutes, { deps });
+  if (deps.metrics && deps.config.metricsToken) await app.register(metricsRoute(deps.metrics, deps.config.metricsToken));
   await app.register(mailRoutes, { deps });
   await app.register(pushRoutes, { deps });
   await app.register(uiRoutes, { deps });

@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AddressRecord } from '../storage/store.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
 import type { MailService } from '../mail/service.js';
+import type { Metrics } from '../http/metrics.js';
 
 export interface SmtpOptions {
   host: string;
@@ -31,7 +32,7 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: FastifyBaseLogger): SmtpReceiver {
+export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: FastifyBaseLogger, metrics?: Metrics): SmtpReceiver {
   // What each accepted RCPT resolved to, so DATA stores without a second look-up.
   const resolved = new WeakMap<SMTPServerAddress, AddressRecord>();
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
@@ -57,7 +58,10 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     onRcptTo(address, _session, callback) {
       mail.resolveRecipient(address.address).then(
         (record) => {
-          if (!record) return callback(smtpError(550, `No such mailbox <${address.address}> here`));
+          if (!record) {
+            metrics?.smtpRecipientRefused();
+            return callback(smtpError(550, `No such mailbox <${address.address}> here`));
+          }
           resolved.set(address, record);
           callback();
         },
@@ -76,7 +80,10 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       });
       stream.on('error', (err) => callback(err));
       stream.on('end', () => {
-        if (stream.sizeExceeded) return callback(smtpError(552, 'Message exceeds the maximum size'));
+        if (stream.sizeExceeded) {
+          metrics?.smtpMessage('too_large');
+          return callback(smtpError(552, 'Message exceeds the maximum size'));
+        }
         const seen = new Set<number>();
         const recipients: AddressRecord[] = [];
         for (const rcpt of session.envelope.rcptTo) {
@@ -100,8 +107,12 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
             },
           })
           .then(
-            (delivered) => callback(null, `Ok: stored ${delivered.length} cop${delivered.length === 1 ? 'y' : 'ies'}`),
+            (delivered) => {
+              metrics?.smtpMessage('stored', delivered.length);
+              callback(null, `Ok: stored ${delivered.length} cop${delivered.length === 1 ? 'y' : 'ies'}`);
+            },
             (err: unknown) => {
+              metrics?.smtpMessage('failed');
               log.error({ err }, 'storing mail failed');
               callback(smtpError(451, 'Temporary failure storing the message, try again later'));
             },

@@ -62,6 +62,9 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
   let openTotal = 0;
   const enders = new Set<() => void>();
   let closing = false;
+  let openStreams = 0;
+  let openWaits = 0;
+  deps.metrics?.trackOpen(() => ({ streams: openStreams, waits: openWaits }));
   fastify.addHook('preClose', async () => {
     closing = true;
     for (const end of [...enders]) end();
@@ -123,7 +126,12 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const token = credentialOf(request);
       const address = await mail.authenticate(token);
       const since = request.query.since ?? lastEventId(request.headers['last-event-id']);
-      const release = admit(request);
+      const admitted = admit(request);
+      openStreams++;
+      const release = () => {
+        openStreams--;
+        admitted();
+      };
 
       reply.hijack();
       const res: ServerResponse = reply.raw;
@@ -221,7 +229,12 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const since = request.query.since ?? 0;
       const timeoutMs = (request.query.timeout ?? 30) * 1000;
       reply.header('cache-control', 'no-store');
-      const release = admit(request);
+      const admitted = admit(request);
+      openWaits++;
+      const release = () => {
+        openWaits--;
+        admitted();
+      };
       let page: { results: MailSummary[]; count: number } | undefined;
       try {
         // Why the wait ended: a newer mail, the address deleted, or nothing (timeout,

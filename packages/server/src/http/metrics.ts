@@ -1,0 +1,77 @@
+// Prometheus metrics (DESIGN.md "Beyond the seed"), served at GET /metrics when
+// METRICS_TOKEN is set; nothing is counted when it is not. Each server has its own
+// registry, so several in one process (tests) do not mix their counts.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type SmtpOutcome = 'stored' | 'too_large' | 'failed';
+
+export interface Metrics {
+  registry: Registry;
+  /** One finished HTTP request: its route template ("/api/mail/:uuid"), status and duration. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  /** One SMTP DATA: stored (and how many copies), refused as too large, or failed. */
+  smtpMessage(outcome: SmtpOutcome, copies?: number): void;
+  /** One RCPT refused with 550 (no such mailbox). */
+  smtpRecipientRefused(): void;
+  /** Reports what is open when scraped. */
+  trackOpen(read: () => { streams: number; waits: number }): void;
+}
+
+export function createMetrics(storeKind: string): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'temp_inbox_' });
+  const requests = new Counter({
+    name: 'temp_inbox_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'temp_inbox_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route template (event streams and waits excluded).',
+    labelNames: ['route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  const messages = new Counter({
+    name: 'temp_inbox_smtp_messages_total',
+    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const stored = new Counter({ name: 'temp_inbox_mails_stored_total', help: 'Mails stored (one per recipient address of a message).', registers: [registry] });
+  const refused = new Counter({ name: 'temp_inbox_smtp_recipients_refused_total', help: 'RCPT TO refused with 550 (no such mailbox here).', registers: [registry] });
+  new Gauge({ name: 'temp_inbox_store_info', help: 'The storage backend in use.', labelNames: ['store'] as const, registers: [registry] }).set({ store: storeKind }, 1);
+  let openReader: (() => { streams: number; waits: number }) | undefined;
+  const open = new Gauge({
+    name: 'temp_inbox_push_open',
+    help: 'Open GET /api/events streams and GET /api/mails/wait requests.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      const now = openReader?.() ?? { streams: 0, waits: 0 };
+      this.set({ kind: 'events' }, now.streams);
+      this.set({ kind: 'wait' }, now.waits);
+    },
+  });
+  void open;
+  // Pre-create the outcome series, so that a rate over them starts at 0.
+  for (const outcome of ['stored', 'too_large', 'failed'] as const) messages.inc({ outcome }, 0);
+
+  const LONG_LIVED = new Set(['/api/events', '/api/mails/wait']);
+  return {
+    registry,
+    request(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      if (!LONG_LIVED.has(route)) durations.observe({ route }, seconds);
+    },
+    smtpMessage(outcome, copies = 0) {
+      messages.inc({ outcome });
+      if (copies) stored.inc(copies);
+    },
+    smtpRecipientRefused: () => refused.inc(),
+    trackOpen(read) {
+      openReader = read;
+    },
+  };
+}
