@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { createResponseCache } from '../src/http/response-cache.js';
-import { client, createAddress, message, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 
 describe('response reuse: never stale', () => {
   let server: TestServer;
@@ -84,6 +84,41 @@ describe('response reuse: never stale', () => {
     assert.deepEqual(subjects(await list(jwt)), ['short-lived']);
     await server.mail.sweep();
     assert.deepEqual(await list(jwt), { results: [], count: 0 });
+  });
+
+  it('a recipient is refused at once after its address is deleted, here or by another process', async () => {
+    const rcpt = async (address: string) => {
+      const smtp = await SmtpClient.connect(server.smtpPort);
+      try {
+        await smtp.command('EHLO reuse.test');
+        await smtp.command('MAIL FROM:<x@example.com>');
+        return (await smtp.command(`RCPT TO:<${address}>`)).code;
+      } finally {
+        await smtp.quit();
+      }
+    };
+    // Each address has had mail delivered (so its look-up is remembered) before it goes.
+    const here = await createAddress(server);
+    await send(here.address, 'before');
+    assert.equal(await rcpt(here.address), 250);
+    assert.equal((await client(server)('/api/delete_address', { method: 'DELETE', jwt: here.jwt })).status, 200);
+    assert.equal(await rcpt(here.address), 550, 'deleted through the API');
+
+    const elsewhere = await createAddress(server);
+    await send(elsewhere.address, 'before');
+    assert.equal(await rcpt(elsewhere.address), 250);
+    const other = openSqliteStore(join(server.dataDir, 'temp-inbox.sqlite'));
+    try {
+      const record = await other.findAddress(elsewhere.address);
+      assert.ok(record && (await other.deleteAddress(record.id)));
+    } finally {
+      await other.close();
+    }
+    assert.equal(await rcpt(elsewhere.address), 550, 'deleted by another process');
+    // Recreated under the same name: mail goes to the new address, not the old id.
+    const reborn = await createAddress(server, { name: elsewhere.address.split('@')[0] });
+    await send(reborn.address, 'to the new one');
+    assert.deepEqual(subjects(await list(reborn.jwt)), ['to the new one']);
   });
 
   it('a write by another process on the same SQLite file shows on the next request', async () => {

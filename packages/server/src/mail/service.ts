@@ -106,6 +106,24 @@ export function createMailService(opts: MailServiceOptions) {
   });
   let knownAddressSets = 0;
 
+  // Recipients recently resolved, by address, each with the address version it was
+  // read at: a counter bumped only when this process deletes the address, the sweep
+  // epoch and the store's external write mark (deliveries leave it alone, so a busy
+  // inbox keeps its entry). A miss is never remembered: an address may appear at any time.
+  const deletions = new Map<number, number>();
+  let deletionsTotal = 0;
+  const recipients = new LRUCache<string, { record: AddressRecord; version: string }>({
+    max: 10_000,
+    ttl: 2 * 60_000,
+    updateAgeOnGet: true,
+    ttlResolution: 1000, // see tokens.ts
+  });
+  let recipientSets = 0;
+  function addressVersion(addressId: number): string | undefined {
+    const mark = store.externalWriteMark();
+    return mark === undefined ? undefined : `${mark}.${epoch}.${deletions.get(addressId) ?? 0}`;
+  }
+
   function mailSetVersion(addressId: number): string | undefined {
     const mark = store.externalWriteMark();
     return mark === undefined ? undefined : `${mark}.${epoch}.${versions.get(addressId) ?? 0}`;
@@ -137,7 +155,22 @@ export function createMailService(opts: MailServiceOptions) {
   async function resolveRecipient(address: string): Promise<AddressRecord | undefined> {
     const parts = splitAddress(address);
     if (!parts || !names.domains.includes(parts.domain)) return undefined;
-    const record = await store.findAddress(`${parts.local}@${parts.domain}`);
+    const name = `${parts.local}@${parts.domain}`;
+    const known = recipients.get(name);
+    let record: AddressRecord | undefined;
+    if (known && known.version === addressVersion(known.record.id)) record = known.record;
+    else {
+      // Read before the look-up: a deletion or sweep that lands during it leaves nothing remembered.
+      const mark = store.externalWriteMark();
+      const startEpoch = epoch;
+      const startDeletions = deletionsTotal;
+      record = await store.findAddress(name);
+      recipients.delete(name);
+      if (record && mark !== undefined && startEpoch === epoch && startDeletions === deletionsTotal) {
+        recipients.set(name, { record, version: `${mark}.${startEpoch}.${deletions.get(record.id) ?? 0}` });
+        if (++recipientSets % 1024 === 0) recipients.purgeStale();
+      }
+    }
     return record && now() - record.createdAt <= opts.addressTtlMs ? record : undefined;
   }
 
@@ -204,6 +237,8 @@ export function createMailService(opts: MailServiceOptions) {
         deleted = await store.deleteAddress(addressId);
       } finally {
         bump(addressId);
+        deletions.set(addressId, (deletions.get(addressId) ?? 0) + 1);
+        deletionsTotal++;
       }
       if (deleted) bus?.publish(addressId, { type: 'address_deleted' });
       return deleted;
@@ -246,6 +281,7 @@ export function createMailService(opts: MailServiceOptions) {
       } finally {
         // A new epoch invalidates every version, so the counters can start again.
         versions.clear();
+        deletions.clear();
         epoch++;
       }
     },
