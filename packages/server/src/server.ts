@@ -8,9 +8,11 @@ import type { Config } from './config/index.js';
 import { resolveSecrets } from './config/secrets.js';
 import { createTokens } from './domain/tokens.js';
 import { buildHttp, type App } from './http/app.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
+import { createWindowLimiter } from './limits/window-limiter.js';
 import { createEventBus } from './mail/events.js';
+import { createMessageParser } from './mail/parse.js';
 import { createMailService, type MailService } from './mail/service.js';
 import { createSessionService, SESSION_LIFETIME_SECONDS } from './sessions/service.js';
 import { createSmtpReceiver } from './smtp/smtp-receiver.js';
@@ -56,7 +58,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redisKeyPrefix, logger });
     cleanups.unshift(() => bus.close());
     const now = opts.now ?? Date.now;
+    const parser = createMessageParser({ threads: config.parseThreads, timeoutMs: config.parseTimeoutMs });
+    cleanups.unshift(() => parser.close());
     const mail = createMailService({
+      parser,
+      quota: { maxMails: config.addressMaxMails, maxBytes: config.addressMaxBytes },
       bus,
       store,
       tokens: createTokens(secrets.jwtSecret),
@@ -80,7 +86,25 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
     cleanups.unshift(() => http.close());
     const smtp = createSmtpReceiver(
-      { host: config.smtpHost, port: config.smtpPort, hostname: config.smtpHostname, maxMessageBytes: config.maxMessageBytes, tlsCert: config.smtpTlsCert, tlsKey: config.smtpTlsKey },
+      {
+        host: config.smtpHost,
+        port: config.smtpPort,
+        hostname: config.smtpHostname,
+        maxMessageBytes: config.maxMessageBytes,
+        tlsCert: config.smtpTlsCert,
+        tlsKey: config.smtpTlsKey,
+        maxClients: config.smtpMaxClients,
+        maxClientsPerIp: config.smtpMaxClientsPerIp,
+        inflightBytes: config.smtpInflightBytes,
+        transactionTimeoutMs: config.smtpTransactionTimeoutMs,
+        maxBadRecipients: config.smtpMaxBadRecipients,
+        badRecipientDelayMs: config.smtpBadRecipientDelayMs,
+        limits: {
+          messages: createWindowLimiter('SMTP_MESSAGES', config.smtpRateMessages, redis, config.redisKeyPrefix),
+          recipients: createWindowLimiter('SMTP_RECIPIENTS', config.smtpRateRecipients, redis, config.redisKeyPrefix),
+          bytes: createWindowLimiter('SMTP_BYTES', config.smtpRateBytes, redis, config.redisKeyPrefix),
+        },
+      },
       mail,
       logger,
       metrics,

@@ -140,7 +140,8 @@ describe('response reuse: never stale', () => {
           source: 'b@example.com',
           messageId: '<other@example.com>',
           metadata: JSON.stringify({ subject: 'from elsewhere' }),
-          raw: Buffer.from('Subject: from elsewhere\r\n\r\nx\r\n'),
+          trace: Buffer.alloc(0),
+          body: { raw: Buffer.from('Subject: from elsewhere\r\n\r\nx\r\n'), attachments: [] },
           createdAt: now + 1000,
         },
       ]);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { storeContract } from '../src/storage/contract/store-contract.js';
+import { storeContract } from './helpers/store-contract.js';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { MIGRATIONS } from '../src/storage/sqlite/migrations.js';
 import { openSqliteStore, RAW_PART_BYTES } from '../src/storage/sqlite/sqlite-store.js';
@@ -85,17 +85,20 @@ describe('sqlite: large messages are stored in parts', () => {
     source: '',
     messageId: '',
     metadata: '{}',
-    raw,
+    trace: Buffer.alloc(0),
+    body: { raw, attachments: [] },
     createdAt,
   });
-  const partRows = (file: string) => {
+  const rows = (file: string, table: string) => {
     const db = new Database(file, { readonly: true });
     try {
-      return db.prepare('SELECT count(*) FROM mail_raw_parts').pluck().get() as number;
+      return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     } finally {
       db.close();
     }
   };
+
+  const partRows = (file: string) => rows(file, 'body_parts');
 
   it('round-trips sizes around the part boundary byte-exactly, with the expected number of parts', async () => {
     const { dir, file, store } = open();
@@ -131,6 +134,29 @@ describe('sqlite: large messages are stored in parts', () => {
       assert.equal(partRows(file), 2);
       assert.equal(await store.deleteAddress(b.id), true);
       assert.equal(partRows(file), 0);
+      assert.equal(rows(file, 'bodies'), 0);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a message to several addresses is stored once, and its body goes with the last mail that refers to it', async () => {
+    const { dir, file, store } = open();
+    try {
+      const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => store.createAddress(`${n}@example.com`, Date.now())));
+      const body = { raw: randomBytes(2 * RAW_PART_BYTES + 1), attachments: [randomBytes(1000)] };
+      const mails = [a!, b!, c!].map((to) => ({ ...newMail(to.id, body.raw), address: to.address, trace: Buffer.from(`Received: for ${to.address}\r\n`), body }));
+      await store.insertMails(mails);
+      assert.deepEqual([rows(file, 'bodies'), partRows(file), rows(file, 'body_attachments')], [1, 2, 1], 'one body, its parts and attachment once');
+      await store.softDeleteMail(a!.id, mails[0]!.uuid);
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      await store.deleteAddress(b!.id);
+      assert.equal(rows(file, 'bodies'), 1, 'still referred to by c');
+      assert.ok((await store.getMail(c!.id, mails[2]!.uuid))?.raw.equals(Buffer.concat([mails[2]!.trace, body.raw])));
+      await store.clearMails(c!.id);
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      assert.deepEqual([rows(file, 'bodies'), partRows(file), rows(file, 'body_attachments')], [0, 0, 0], 'freed with the last reference');
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -152,6 +178,8 @@ describe('sqlite: large messages are stored in parts', () => {
       const migrated = openSqliteStore(file);
       try {
         assert.equal((await migrated.getMail(1, 'u-1'))?.raw.toString(), 'Subject: old\r\n\r\nx\r\n');
+        assert.deepEqual(await migrated.addressUsage(1), { count: 1, bytes: 19 }, 'its size was filled in by the migration');
+        assert.deepEqual(await migrated.getAttachment(1, 'u-1', 0), { metadata: '{}', content: null, legacy: true });
       } finally {
         await migrated.close();
       }
@@ -174,7 +202,7 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       // ~200 pages: far below the 1,000 at which SQLite would checkpoint inside a commit.
       for (let i = 0; i < 40; i++) {
         await store.insertMails([
-          { uuid: randomUUID(), addressId: a.id, address: 'a@example.com', source: '', messageId: '', metadata: '{}', raw: randomBytes(16_000), createdAt: Date.now() },
+          { uuid: randomUUID(), addressId: a.id, address: 'a@example.com', source: '', messageId: '', metadata: '{}', trace: Buffer.alloc(0), body: { raw: randomBytes(16_000), attachments: [] }, createdAt: Date.now() },
         ]);
       }
       assert.equal(statSync(file).size, before, 'nothing was checkpointed by the commits themselves');

@@ -59,6 +59,21 @@ export interface Config {
   eventsHeartbeatMs: number;
   metricsToken: string | undefined;
   logLevel: string;
+  /** RATE_LIMITS=off: every per-client limit below and RATE_LIMIT_<ROUTE> off. */
+  rateLimitsOn: boolean;
+  smtpMaxClients: number;
+  smtpMaxClientsPerIp: number;
+  smtpInflightBytes: number;
+  smtpTransactionTimeoutMs: number;
+  smtpMaxBadRecipients: number;
+  smtpBadRecipientDelayMs: number;
+  smtpRateMessages: RateLimitRule;
+  smtpRateRecipients: RateLimitRule;
+  smtpRateBytes: RateLimitRule;
+  addressMaxMails: number;
+  addressMaxBytes: number;
+  parseTimeoutMs: number;
+  parseThreads: number;
 }
 
 type Setter = (c: Config, raw: string) => void;
@@ -253,7 +268,81 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       c.logLevel = r;
     },
   },
+  // Limits on what one SMTP client can take (docs/security.md).
+  { name: 'RATE_LIMITS', default: 'on', accepts: 'on or off', description: 'off disables every per-client rate limit, HTTP and SMTP (for test environments).', set: (c, r) => (c.rateLimitsOn = bool(r)) },
+  { name: 'SMTP_MAX_CLIENTS', default: '1000', accepts: 'positive integer', description: 'SMTP connections open at once, in all; more get 421.', set: (c, r) => (c.smtpMaxClients = positiveInt(r)) },
+  {
+    name: 'SMTP_MAX_CLIENTS_PER_IP',
+    default: '10',
+    accepts: 'positive integer',
+    description: 'SMTP connections open at once from one client (IPv4 address, IPv6 /64); more get 421 4.7.0.',
+    set: (c, r) => (c.smtpMaxClientsPerIp = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_INFLIGHT_BYTES',
+    default: '134217728',
+    accepts: 'positive integer (bytes)',
+    description: 'Message bytes held in memory for unfinished DATA, all clients together; past it MAIL FROM and DATA get 452 4.3.1 (try later).',
+    set: (c, r) => (c.smtpInflightBytes = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_TRANSACTION_TIMEOUT',
+    default: '10m',
+    accepts: 'duration (s, m, h, d)',
+    description: 'Longest time from MAIL FROM to the end of DATA; a slower transaction is ended with 421 and the connection closed.',
+    set: (c, r) => (c.smtpTransactionTimeoutMs = duration(r)),
+  },
+  {
+    name: 'SMTP_MAX_BAD_RECIPIENTS',
+    default: '20',
+    accepts: 'positive integer',
+    description: 'Refused recipients one SMTP session may try; the next gets 421 and the connection is closed.',
+    set: (c, r) => (c.smtpMaxBadRecipients = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_BAD_RECIPIENT_DELAY',
+    default: '1s',
+    accepts: 'duration, or 0',
+    description: 'Each refused recipient after the third in a session is answered this much later (slows down address probing).',
+    set: (c, r) => (c.smtpBadRecipientDelayMs = r === '0' ? 0 : duration(r)),
+  },
+  {
+    name: 'SMTP_RATE_MESSAGES',
+    default: '120/60',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Messages one client may send per window (shared through Redis); more get 421 4.7.0 at MAIL FROM.',
+    set: (c, r) => (c.smtpRateMessages = parseRateLimit(r)),
+  },
+  {
+    name: 'SMTP_RATE_RECIPIENTS',
+    default: '600/60',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Accepted recipients one client may give per window (shared through Redis); more get 452 4.7.0 at RCPT TO.',
+    set: (c, r) => (c.smtpRateRecipients = parseRateLimit(r)),
+  },
+  {
+    name: 'SMTP_RATE_BYTES',
+    default: '209715200/60',
+    accepts: '<bytes>/<seconds>, or 0',
+    description: 'Message bytes one client may send per window (shared through Redis); a message past it gets 452 4.7.0 and is not stored.',
+    set: (c, r) => (c.smtpRateBytes = parseRateLimit(r)),
+  },
+  { name: 'ADDRESS_MAX_MAILS', default: '1000', accepts: 'integer, 0 = no limit', description: 'Live mails one address may hold; at the limit RCPT TO gets 452 4.2.2.', set: (c, r) => (c.addressMaxMails = count(r)) },
+  {
+    name: 'ADDRESS_MAX_BYTES',
+    default: '104857600',
+    accepts: 'integer (bytes), 0 = no limit',
+    description: 'Bytes of live mail one address may hold; at the limit RCPT TO gets 452 4.2.2 (one message may cross it).',
+    set: (c, r) => (c.addressMaxBytes = count(r)),
+  },
+  { name: 'PARSE_TIMEOUT', default: '5s', accepts: 'duration (s, m, h, d)', description: 'Time budget to parse one message (in a worker thread); past it only its header is read.', set: (c, r) => (c.parseTimeoutMs = duration(r)) },
+  { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail.', set: (c, r) => (c.parseThreads = positiveInt(r)) },
 ];
+
+function count(raw: string): number {
+  if (raw === '0') return 0;
+  return positiveInt(raw);
+}
 
 function secret(raw: string): string | undefined {
   if (raw === '') return undefined;
@@ -292,6 +381,20 @@ export function defaultConfig(): Config {
     eventsHeartbeatMs: 15_000,
     metricsToken: undefined,
     logLevel: 'info',
+    rateLimitsOn: true,
+    smtpMaxClients: 1000,
+    smtpMaxClientsPerIp: 10,
+    smtpInflightBytes: 128 * 1024 * 1024,
+    smtpTransactionTimeoutMs: 10 * 60_000,
+    smtpMaxBadRecipients: 20,
+    smtpBadRecipientDelayMs: 1000,
+    smtpRateMessages: { max: 120, windowSeconds: 60 },
+    smtpRateRecipients: { max: 600, windowSeconds: 60 },
+    smtpRateBytes: { max: 200 * 1024 * 1024, windowSeconds: 60 },
+    addressMaxMails: 1000,
+    addressMaxBytes: 100 * 1024 * 1024,
+    parseTimeoutMs: 5000,
+    parseThreads: 1,
   };
 }
 
@@ -311,6 +414,14 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Pa
       if (err instanceof ConfigError) throw new ConfigError(`${spec.name}=${JSON.stringify(raw)} is invalid: expected ${err.message}.`);
       throw err;
     }
+  }
+  if (!config.rateLimitsOn) {
+    const off = { max: 0, windowSeconds: 1 };
+    for (const route of Object.keys(config.rateLimits) as RateLimitRoute[]) config.rateLimits[route] = off;
+    config.smtpRateMessages = config.smtpRateRecipients = config.smtpRateBytes = off;
+  }
+  if (config.smtpInflightBytes < config.maxMessageBytes) {
+    throw new ConfigError('SMTP_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES, or no message of the largest size could ever be taken.');
   }
   if ((config.smtpTlsCert === undefined) !== (config.smtpTlsKey === undefined)) {
     throw new ConfigError('SMTP_TLS_CERT and SMTP_TLS_KEY must be set together.');

@@ -16,7 +16,7 @@ import type { SessionService } from '../sessions/service.js';
 import type { Store } from '../storage/store.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';

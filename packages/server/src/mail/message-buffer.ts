@@ -2,12 +2,9 @@
 // as their chunks (joined once at the end), large ones copied as they arrive into
 // one buffer sized for the largest accepted message. Pages of that buffer that are
 // never written are never backed by memory, so its cost is what the message uses.
-// Room is kept in front for the Received: line, which is only known at the end.
 
 /** From this size on a message is collected into one buffer as it arrives. */
 export const LARGE_MESSAGE_BYTES = 256 * 1024;
-/** Room in front of a large message for the Received: line (a longer one costs a copy). */
-const HEADROOM = 2048;
 
 export class MessageBuffer {
   private chunks: Buffer[] = [];
@@ -23,8 +20,8 @@ export class MessageBuffer {
 
   push(chunk: Buffer): void {
     if (this.big) {
-      if (HEADROOM + this.length + chunk.length > this.big.length) this.grow(this.length + chunk.length);
-      chunk.copy(this.big, HEADROOM + this.length);
+      if (this.length + chunk.length > this.big.length) this.grow(this.length + chunk.length);
+      chunk.copy(this.big, this.length);
       this.length += chunk.length;
       return;
     }
@@ -32,24 +29,15 @@ export class MessageBuffer {
     this.length += chunk.length;
     if (this.length >= LARGE_MESSAGE_BYTES) {
       this.grow(Math.max(this.maxBytes, this.length));
-      let offset = HEADROOM;
+      let offset = 0;
       for (const c of this.chunks) offset += c.copy(this.big!, offset);
       this.chunks = [];
     }
   }
 
-  /** The message with `prefix` in front, in one buffer; the collector is empty afterwards. */
-  withPrefix(prefix: Buffer): Buffer {
-    let out: Buffer;
-    if (this.big && prefix.length <= HEADROOM) {
-      prefix.copy(this.big, HEADROOM - prefix.length);
-      out = this.big.subarray(HEADROOM - prefix.length, HEADROOM + this.length);
-    } else {
-      out = Buffer.allocUnsafe(prefix.length + this.length);
-      let offset = prefix.copy(out, 0);
-      if (this.big) this.big.copy(out, offset, HEADROOM, HEADROOM + this.length);
-      else for (const c of this.chunks) offset += c.copy(out, offset);
-    }
+  /** The message in one buffer; the collector is empty afterwards. */
+  take(): Buffer {
+    const out = this.big ? this.big.subarray(0, this.length) : Buffer.concat(this.chunks, this.length);
     this.chunks = [];
     this.big = undefined;
     this.length = 0;
@@ -57,8 +45,8 @@ export class MessageBuffer {
   }
 
   private grow(capacity: number): void {
-    const next = Buffer.allocUnsafe(HEADROOM + Math.max(capacity, 2 * this.length));
-    if (this.big) this.big.copy(next, HEADROOM, HEADROOM, HEADROOM + this.length);
+    const next = Buffer.allocUnsafe(Math.max(capacity, 2 * this.length));
+    if (this.big) this.big.copy(next, 0, 0, this.length);
     this.big = next;
   }
 }

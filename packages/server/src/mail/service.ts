@@ -6,16 +6,26 @@ import { LRUCache } from 'lru-cache';
 import { conflict, notFound, unauthorized } from '../domain/errors.js';
 import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
-import type { AddressRecord, MailRecord, MailSummary, PurgeResult, Store } from '../storage/store.js';
+import type { MailMetadata } from '@temp-inbox/api';
+import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult, Store } from '../storage/store.js';
 import type { EventBus } from './events.js';
-import { buildMetadata, parseMessage, readAttachment, type DecodedAttachment } from './parse.js';
+import type { MessageParser } from './parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
+
+/** An address mail can be delivered to, as resolveRecipient found it. */
+export type Recipient = AddressRecord;
+
+export interface DecodedAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
 
 export interface Envelope {
   /** MAIL FROM; empty string for the null sender <>. */
   sender: string;
-  recipients: AddressRecord[];
+  recipients: Recipient[];
   /** The message as received (joined once, behind the Received: line). */
   message: MessageBuffer;
   trace: Omit<ReceivedTrace, 'recipient' | 'id' | 'date'>;
@@ -44,6 +54,10 @@ export interface MailServiceOptions {
   addressTtlMs: number;
   /** Sessions live as long as their cookie. */
   sessionTtlMs: number;
+  /** Parses each message off the event loop, within a time budget. */
+  parser: MessageParser;
+  /** Per-address quota: live mails and their bytes; 0 = no limit. */
+  quota?: { maxMails: number; maxBytes: number };
   /** Where changes to an address's mail are announced (push and long-poll). */
   bus?: EventBus;
   now?: () => number;
@@ -70,7 +84,7 @@ function timeOrderedUuid(): string {
 }
 
 export function createMailService(opts: MailServiceOptions) {
-  const { store, tokens, names } = opts;
+  const { store, tokens, names, parser } = opts;
   const now = opts.now ?? Date.now;
   const bus = opts.bus;
 
@@ -182,22 +196,16 @@ export function createMailService(opts: MailServiceOptions) {
     // The random tail of the uuid (its head is the time) names the delivery in Received:.
     const traceFor = (i: number) =>
       receivedHeader({ ...env.trace, recipient: env.recipients[i]!.address, id: uuids[i]!.slice(-8), date: new Date(createdAt) });
-    // The first copy is the collected message behind its Received: line; the message
-    // is parsed from its tail, so a large message is held once, not three times.
-    const firstTrace = env.recipients.length > 0 ? traceFor(0) : Buffer.alloc(0);
-    const first = env.message.withPrefix(firstTrace);
-    const message = first.subarray(firstTrace.length);
-
-    const email = await parseMessage(message, { attachments: 'size' });
-    const fromHeader = email?.from && !email.from.group ? email.from.address : undefined;
-    const source = env.sender || fromHeader || '';
-    const messageId = email?.messageId ?? '';
-    // Parsed and extracted once per message; only `size` differs per copy (the Received: line).
-    const base = buildMetadata(email, 0);
+    const raw = env.message.take();
+    // Parsed once per message, in a worker; stored once, however many recipients it has.
+    const parsed = await parser.parse(raw);
+    const source = env.sender || parsed.fromAddress || '';
+    const body: MailBody = { raw, attachments: parsed.attachments.map((a) => a.content) };
     const rows = env.recipients.map((rcpt, i) => {
-      const raw = i === 0 ? first : Buffer.concat([traceFor(i), message]);
-      const metadata = JSON.stringify({ ...base, size: raw.length });
-      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, raw, createdAt };
+      const trace = traceFor(i);
+      // Only `size` differs per copy (the Received: line).
+      const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length } satisfies MailMetadata);
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId: parsed.messageId, metadata, trace, body, createdAt };
     });
     let ids: number[];
     try {
@@ -267,11 +275,25 @@ export function createMailService(opts: MailServiceOptions) {
       bus?.publish(addressId, { type: 'inbox_cleared' });
       return cleared;
     },
+    /** Whether the address is under its quota (a message that crosses it is still taken: RCPT cannot know its size). */
+    async hasRoom(recipient: Recipient): Promise<boolean> {
+      const quota = opts.quota;
+      if (!quota || (quota.maxMails === 0 && quota.maxBytes === 0)) return true;
+      const usage = await store.addressUsage(recipient.id);
+      return (quota.maxMails === 0 || usage.count < quota.maxMails) && (quota.maxBytes === 0 || usage.bytes < quota.maxBytes);
+    },
+    /** One attachment as its metadata lists it, from the bytes kept at delivery (never a parse of the message). */
     async getAttachment(addressId: number, uuid: string, attachmentId: string): Promise<DecodedAttachment> {
-      const mail = await getMail(addressId, uuid);
-      const attachment = await readAttachment(mail.raw, attachmentId);
-      if (!attachment) throw notFound('No such attachment.');
-      return attachment;
+      // Only the ids the metadata lists ("0", "1", ...): "00" or "01" are unknown ids, 404.
+      if (!/^(0|[1-9]\d{0,5})$/.test(attachmentId)) throw notFound('No such attachment.');
+      const index = Number(attachmentId);
+      const stored = await store.getAttachment(addressId, uuid, index);
+      const info = stored && (JSON.parse(stored.metadata) as MailMetadata).attachments[index];
+      if (!stored || !info) throw notFound('No such attachment.');
+      // Mail stored before attachments were kept: parsed again, in a worker, within its budget.
+      const content = stored.legacy ? (await parser.readAttachment((await getMail(addressId, uuid)).raw, index))?.content : stored.content;
+      if (!content) throw notFound('No such attachment.');
+      return { filename: info.filename, contentType: info.content_type, content };
     },
     /** Retention sweep (DESIGN.md "Retention"). */
     async sweep(): Promise<PurgeResult> {

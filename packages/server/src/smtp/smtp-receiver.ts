@@ -1,15 +1,21 @@
 // SMTP receiver: smtp-server's hooks call the mail service, which knows nothing
-// of SMTP. smtp-server adds the RFC 3463 enhanced status code for each reply
-// code (550 -> 5.1.1, 451 -> 4.3.0, maxRecipients -> 452 4.5.3); rejectOversized
-// makes it answer an oversize DATA with 552 5.3.4 itself.
+// of SMTP. Every client is bounded (docs/security.md): connections per client and
+// in all, message bytes held in memory, the length of a transaction, refused
+// recipients per session, and messages, recipients and bytes per client and window.
+// smtp-server adds the RFC 3463 enhanced status code for each reply code
+// (550 -> 5.1.1, 451 -> 4.3.0, maxRecipients -> 452 4.5.3) unless replies.ts gives one.
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
+import type { AddressInfo, Socket } from 'node:net';
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AddressRecord } from '../storage/store.js';
+import type { SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
+import { clientKey, type WindowLimiter } from '../limits/window-limiter.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
-import type { MailService } from '../mail/service.js';
-import type { Metrics } from '../http/metrics.js';
+import type { MailService, Recipient } from '../mail/service.js';
+import type { Metrics } from '../observability/metrics.js';
+import { createClientGuard, refuseSocket } from './client-guard.js';
+import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
+import { reply } from './replies.js';
 
 export interface SmtpOptions {
   host: string;
@@ -18,33 +24,86 @@ export interface SmtpOptions {
   maxMessageBytes: number;
   tlsCert?: string | undefined;
   tlsKey?: string | undefined;
+  /** Connections open at once, in all and per client (IPv4 address, IPv6 /64). */
+  maxClients: number;
+  maxClientsPerIp: number;
+  /** Message bytes held in memory by all unfinished DATA together. */
+  inflightBytes: number;
+  /** Longest time from MAIL FROM to the end of DATA. */
+  transactionTimeoutMs: number;
+  /** Refused recipients a session may try before it is closed. */
+  maxBadRecipients: number;
+  /** Delay of each refused recipient after the first BAD_RECIPIENTS_FREE. */
+  badRecipientDelayMs: number;
+  /** Per client and window; absent = no limit. */
+  limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
 }
 
 /** RFC 5321 §4.5.3.1.8: at least 100 recipients must be accepted; we take exactly that many. */
 export const MAX_RECIPIENTS = 100;
-
-function smtpError(code: number, message: string): Error & { responseCode: number } {
-  return Object.assign(new Error(message), { responseCode: code });
-}
+/** Refused recipients answered at once; later ones are slowed down (a typo is fine, probing is not). */
+export const BAD_RECIPIENTS_FREE = 3;
 
 export interface SmtpReceiver {
   listen(): Promise<number>;
   close(): Promise<void>;
 }
 
+interface SessionState {
+  badRecipients: number;
+  /** Ends a transaction that outlives transactionTimeoutMs. */
+  deadline?: NodeJS.Timeout;
+  claim?: InflightClaim;
+  delays: Set<NodeJS.Timeout>;
+}
+
 export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: FastifyBaseLogger, metrics?: Metrics): SmtpReceiver {
   // What each accepted RCPT resolved to, so DATA stores without a second look-up.
-  const resolved = new WeakMap<SMTPServerAddress, AddressRecord>();
+  const resolved = new WeakMap<SMTPServerAddress, Recipient>();
+  const sessions = new Map<string, SessionState>();
+  const guard = createClientGuard(opts.maxClientsPerIp);
+  const budget = createInflightBudget(opts.inflightBytes);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
-  const server = new SMTPServer({
+  const stateOf = (session: SMTPServerSession): SessionState => {
+    let s = sessions.get(session.id);
+    if (!s) sessions.set(session.id, (s = { badRecipients: 0, delays: new Set() }));
+    return s;
+  };
+  const endTransaction = (s: SessionState) => {
+    clearTimeout(s.deadline);
+    s.deadline = undefined;
+    s.claim?.release();
+    s.claim = undefined;
+  };
+
+  class GuardedServer extends SMTPServer {
+    override connect(socket: Socket, socketOptions?: SMTPConnectionOptions | null): void {
+      const ip = socketOptions?.remoteAddress ?? socket.remoteAddress ?? '';
+      const release = guard.admit(ip);
+      if (!release) {
+        metrics?.smtpConnectionRefused();
+        return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
+      }
+      socket.once('close', release);
+      super.connect(socket, socketOptions);
+    }
+  }
+
+  /** Ends a session from outside its command flow (421 closes the connection). */
+  const closeSession = (session: SMTPServerSession, message: string) => {
+    for (const c of server.connections) if (c.session === session) c.send(421, message);
+  };
+
+  const server: SMTPServer = new GuardedServer({
     name: opts.hostname,
     banner: 'temp-inbox ESMTP, receive only',
     size: opts.maxMessageBytes,
     // Without this smtp-server leaves oversize to onData, whose 552 it maps to 5.2.2;
-    // with it, it answers 552 5.3.4 itself (DESIGN.md "SMTP", RFC 3463).
+    // with it, it answers 552 5.3.4 itself (RFC 3463).
     rejectOversized: true,
     maxRecipients: MAX_RECIPIENTS,
+    maxClients: opts.maxClients,
     hideENHANCEDSTATUSCODES: false,
     hideDSN: true,
     authOptional: true,
@@ -55,37 +114,89 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     socketTimeout: 60_000,
     closeTimeout: 5_000,
 
-    onRcptTo(address, _session, callback) {
-      mail.resolveRecipient(address.address).then(
-        (record) => {
-          if (!record) {
-            metrics?.smtpRecipientRefused();
-            return callback(smtpError(550, `No such mailbox <${address.address}> here`));
-          }
-          resolved.set(address, record);
-          callback();
-        },
+    onMailFrom(_address, session, callback) {
+      const s = stateOf(session);
+      endTransaction(s);
+      if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
+      const limiter = opts.limits.messages;
+      const start = () => {
+        s.deadline = setTimeout(() => {
+          s.deadline = undefined;
+          log.info({ session: session.id, remote: session.remoteAddress }, 'SMTP transaction took too long; closing');
+          closeSession(session, '4.4.2 The transaction took too long; closing');
+        }, opts.transactionTimeoutMs);
+        s.deadline.unref();
+        callback();
+      };
+      if (!limiter) return start();
+      limiter.consume(clientKey(session.remoteAddress)).then(
+        (wait) => (wait ? callback(reply(421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`)) : start()),
         (err: unknown) => {
-          log.error({ err }, 'recipient look-up failed');
-          callback(smtpError(451, 'Temporary failure, try again later'));
+          log.error({ err }, 'SMTP message rate limit failed');
+          callback(reply(451, '4.3.0', 'Temporary failure, try again later'));
         },
       );
     },
 
+    onRcptTo(address, session, callback) {
+      const s = stateOf(session);
+      const refuse = () => {
+        metrics?.smtpRecipientRefused();
+        s.badRecipients++;
+        if (s.badRecipients > opts.maxBadRecipients) return callback(reply(421, '4.7.0', 'Too many unknown recipients; closing'));
+        const answer = () => callback(reply(550, '5.1.1', `No such mailbox <${address.address}> here`));
+        if (s.badRecipients <= BAD_RECIPIENTS_FREE || opts.badRecipientDelayMs === 0) return answer();
+        const t = setTimeout(() => {
+          s.delays.delete(t);
+          answer();
+        }, opts.badRecipientDelayMs);
+        s.delays.add(t);
+      };
+      const accept = async (record: Recipient): Promise<void> => {
+        const limiter = opts.limits.recipients;
+        const wait = limiter ? await limiter.consume(clientKey(session.remoteAddress)) : 0;
+        if (wait) return callback(reply(452, '4.7.0', `Too many recipients from your address; try again in ${wait} seconds`));
+        if (!(await mail.hasRoom(record))) return callback(reply(452, '4.2.2', `Mailbox <${address.address}> is full; try again later`));
+        resolved.set(address, record);
+        callback();
+      };
+      mail
+        .resolveRecipient(address.address)
+        .then((record) => (record ? accept(record) : refuse()))
+        .catch((err: unknown) => {
+          log.error({ err }, 'recipient look-up failed');
+          callback(reply(451, '4.3.0', 'Temporary failure, try again later'));
+        });
+    },
+
     onData(stream, session, callback) {
+      const s = stateOf(session);
+      const claim = budget.claim();
+      s.claim = claim;
       const message = new MessageBuffer(opts.maxMessageBytes);
       stream.on('data', (c: Buffer) => {
-        // Past the limit smtp-server answers 552 itself; stop buffering.
-        if (!stream.sizeExceeded) message.push(c);
+        // Past the size limit smtp-server answers 552 itself; past the budget we answer 452: stop buffering.
+        if (!stream.sizeExceeded && claim.take(c.length)) message.push(c);
       });
-      stream.on('error', (err) => callback(err));
+      stream.on('error', (err) => {
+        endTransaction(s);
+        callback(err);
+      });
       stream.on('end', () => {
+        const finish = (err: Error | null, text?: string) => {
+          endTransaction(s);
+          callback(err, text);
+        };
         if (stream.sizeExceeded) {
           metrics?.smtpMessage('too_large');
-          return callback(smtpError(552, 'Message exceeds the maximum size'));
+          return finish(reply(552, '5.3.4', 'Message exceeds the maximum size'));
+        }
+        if (claim.overBudget) {
+          metrics?.smtpMessage('deferred');
+          return finish(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
         }
         const seen = new Set<number>();
-        const recipients: AddressRecord[] = [];
+        const recipients: Recipient[] = [];
         for (const rcpt of session.envelope.rcptTo) {
           const record = resolved.get(rcpt);
           if (record && !seen.has(record.id)) {
@@ -94,30 +205,44 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           }
         }
         const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        mail
-          .deliver({
-            sender,
-            recipients,
-            message,
-            trace: {
-              helo: session.hostNameAppearsAs || 'unknown',
-              remoteAddress: session.remoteAddress,
-              hostname: opts.hostname,
-              protocol: (session.transmissionType as string | undefined) ?? 'ESMTP',
-            },
+        const bytes = opts.limits.bytes;
+        (bytes ? bytes.consume(clientKey(session.remoteAddress), Math.max(1, message.size)) : Promise.resolve(0))
+          .then((wait) => {
+            if (wait) {
+              metrics?.smtpMessage('deferred');
+              return finish(reply(452, '4.7.0', `Too many bytes from your address; try again in ${wait} seconds`));
+            }
+            return mail
+              .deliver({
+                sender,
+                recipients,
+                message,
+                trace: {
+                  helo: session.hostNameAppearsAs || 'unknown',
+                  remoteAddress: session.remoteAddress,
+                  hostname: opts.hostname,
+                  protocol: (session.transmissionType as string | undefined) ?? 'ESMTP',
+                },
+              })
+              .then((delivered) => {
+                metrics?.smtpMessage('stored', delivered.length);
+                finish(null, `Ok: stored ${delivered.length} cop${delivered.length === 1 ? 'y' : 'ies'}`);
+              });
           })
-          .then(
-            (delivered) => {
-              metrics?.smtpMessage('stored', delivered.length);
-              callback(null, `Ok: stored ${delivered.length} cop${delivered.length === 1 ? 'y' : 'ies'}`);
-            },
-            (err: unknown) => {
-              metrics?.smtpMessage('failed');
-              log.error({ err }, 'storing mail failed');
-              callback(smtpError(451, 'Temporary failure storing the message, try again later'));
-            },
-          );
+          .catch((err: unknown) => {
+            metrics?.smtpMessage('failed');
+            log.error({ err }, 'storing mail failed');
+            finish(reply(451, '4.3.0', 'Temporary failure storing the message, try again later'));
+          });
       });
+    },
+
+    onClose(session) {
+      const s = sessions.get(session.id);
+      if (!s) return;
+      endTransaction(s);
+      for (const t of s.delays) clearTimeout(t);
+      sessions.delete(session.id);
     },
   });
   server.on('error', (err) => log.warn({ err }, 'smtp connection error'));
@@ -133,6 +258,10 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       });
     },
     close() {
+      for (const s of sessions.values()) {
+        endTransaction(s);
+        for (const t of s.delays) clearTimeout(t);
+      }
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };

@@ -9,6 +9,16 @@ export interface AddressRecord {
   createdAt: number;
 }
 
+/**
+ * One received message as stored once, however many recipients it has: the bytes
+ * as received and the decoded attachments its metadata lists (in that order), so
+ * that a download never parses the message again.
+ */
+export interface MailBody {
+  raw: Buffer;
+  attachments: readonly Buffer[];
+}
+
 export interface NewMail {
   uuid: string;
   addressId: number;
@@ -17,7 +27,10 @@ export interface NewMail {
   messageId: string;
   /** JSON text of MailMetadata. */
   metadata: string;
-  raw: Buffer;
+  /** This recipient's Received: line; the stored raw message is trace + body.raw. */
+  trace: Buffer;
+  /** Shared by the mails of one delivery: stored once per insertMails call (by identity). */
+  body: MailBody;
   createdAt: number;
 }
 
@@ -48,6 +61,20 @@ export interface SessionAddressRecord {
   createdAt: number;
 }
 
+/** What an address's live mail takes, for its quota. */
+export interface AddressUsage {
+  count: number;
+  bytes: number;
+}
+
+/** A live mail's metadata and one attachment's decoded bytes (null when it has no such attachment). */
+export interface StoredAttachment {
+  metadata: string;
+  content: Buffer | null;
+  /** Stored before attachments were kept at delivery: content is null, parse the raw message instead. */
+  legacy: boolean;
+}
+
 export interface PurgeResult {
   mails: number;
   addresses: number;
@@ -73,6 +100,10 @@ export interface Store {
   /** Live mails, newest first (ties by id), and the total count of live mails. */
   listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   getMail(addressId: number, uuid: string): Promise<MailRecord | undefined>;
+  /** Attachment `index` of a live mail; undefined when there is no such live mail of the address. */
+  getAttachment(addressId: number, uuid: string, index: number): Promise<StoredAttachment | undefined>;
+  /** Count and raw bytes of the address's live mail. */
+  addressUsage(addressId: number): Promise<AddressUsage>;
   softDeleteMail(addressId: number, uuid: string): Promise<boolean>;
   clearMails(addressId: number): Promise<number>;
 

@@ -4,7 +4,7 @@
 // for stored mail. BIGINT columns (ids, ms timestamps, counts) arrive from pg as
 // strings and are converted to numbers here.
 import pg from 'pg';
-import type { AddressRecord, MailSummary, PurgeResult, SessionAddressRecord, Store } from '../store.js';
+import type { AddressRecord, MailBody, MailSummary, PurgeResult, SessionAddressRecord, Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -24,6 +24,7 @@ interface MailRow {
   message_id: string;
   created_at: string;
   raw?: Buffer;
+  body?: Buffer | null;
 }
 
 const toAddress = (r: AddressRow): AddressRecord => ({ id: Number(r.id), address: r.address, createdAt: Number(r.created_at) });
@@ -135,12 +136,24 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         // several addresses cannot deadlock.
         const addressIds = [...new Set(mails.map((m) => m.addressId))].sort((a, b) => a - b);
         for (const id of addressIds) await q(client, 'SELECT pg_advisory_xact_lock($1, $2)', [MAIL_ORDER_LOCK, id % 2147483647]);
+        // Each distinct body once, referenced by as many mails as share it.
+        const refs = new Map<MailBody, number>();
+        for (const m of mails) refs.set(m.body, (refs.get(m.body) ?? 0) + 1);
+        const bodyIds = new Map<MailBody, string>();
+        for (const [body, n] of refs) {
+          const { rows } = await q<{ id: string }>(client, 'INSERT INTO bodies (refs, data) VALUES ($1, $2) RETURNING id', [n, body.raw]);
+          const bodyId = rows[0]!.id;
+          bodyIds.set(body, bodyId);
+          for (let i = 0; i < body.attachments.length; i++) {
+            await q(client, 'INSERT INTO body_attachments (body_id, idx, content) VALUES ($1, $2, $3)', [bodyId, i, body.attachments[i]]);
+          }
+        }
         const ids: number[] = [];
         for (const m of mails) {
           const { rows } = await q<{ id: string }>(
             client,
-            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id',
-            [m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.raw, m.createdAt],
+            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, body_id, size, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id',
+            [m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body), m.trace.length + m.body.raw.length, m.createdAt],
           );
           ids.push(Number(rows[0]!.id));
         }
@@ -164,11 +177,31 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     async getMail(addressId, uuid) {
       const { rows } = await q<MailRow>(
         pool,
-        `SELECT ${MAIL_COLUMNS}, raw FROM mails WHERE address_id = $1 AND uuid = $2 AND deleted_at IS NULL`,
+        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, b.data AS body FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ` +
+          'WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
         [addressId, uuid],
       );
       const row = rows[0];
-      return row && { ...toSummary(row), raw: row.raw! };
+      // Mail stored before the v2 schema holds its whole message in raw and no body.
+      return row && { ...toSummary(row), raw: row.body ? Buffer.concat([row.raw!, row.body]) : row.raw! };
+    },
+    async getAttachment(addressId, uuid, index) {
+      const { rows } = await q<{ metadata: string; body_id: string | null; content: Buffer | null }>(
+        pool,
+        'SELECT m.metadata, m.body_id, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
+          'WHERE m.address_id = $2 AND m.uuid = $3 AND m.deleted_at IS NULL',
+        [index, addressId, uuid],
+      );
+      const row = rows[0];
+      return row && { metadata: row.metadata, content: row.content, legacy: row.body_id === null };
+    },
+    async addressUsage(addressId) {
+      const { rows } = await q<{ count: string; bytes: string }>(
+        pool,
+        'SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM mails WHERE address_id = $1 AND deleted_at IS NULL',
+        [addressId],
+      );
+      return { count: Number(rows[0]!.count), bytes: Number(rows[0]!.bytes) };
     },
     async softDeleteMail(addressId, uuid) {
       const { rowCount } = await q(pool, 'UPDATE mails SET deleted_at = $1 WHERE address_id = $2 AND uuid = $3 AND deleted_at IS NULL', [

@@ -1,11 +1,10 @@
 // The one storage contract every backend must pass (after Inbucket's StoreSuite):
 // a table of cases, each run against a fresh store from the backend's factory.
 // The SQLite backend is the reference: these cases pin its observable semantics.
-// Only test files import this module.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { AddressRecord, MailSummary, NewMail, Store } from '../store.js';
+import type { AddressRecord, MailBody, MailSummary, NewMail, Store } from '../../src/storage/store.js';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -38,8 +37,10 @@ const T0 = 1_700_000_000_000; // ms timestamps of realistic size (beyond 32 bits
 
 let mailSeq = 0;
 
-function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> = {}): NewMail {
+/** A mail with an empty trace line whose whole message is `raw` (or a small default). */
+function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> & { raw?: Buffer } = {}): NewMail {
   const n = ++mailSeq;
+  const { raw, ...rest } = over;
   return {
     uuid: randomUUID(),
     addressId: to.id,
@@ -47,9 +48,10 @@ function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> = 
     source: `sender${n}@example.org`,
     messageId: `<m${n}@example.org>`,
     metadata: JSON.stringify({ subject: `mail ${n}`, attachments: [] }),
-    raw: Buffer.from(`Subject: mail ${n}\r\n\r\nbody ${n}\r\n`, 'latin1'),
+    trace: Buffer.alloc(0),
+    body: { raw: raw ?? Buffer.from(`Subject: mail ${n}\r\n\r\nbody ${n}\r\n`, 'latin1'), attachments: [] },
     createdAt,
-    ...over,
+    ...rest,
   };
 }
 
@@ -85,6 +87,67 @@ async function members(store: Store, sessionId: string): Promise<string[]> {
 // Cases
 
 const CASES: Case[] = [
+  [
+    'mails of one delivery share one body: each reads as its own trace + the body, and survives the others going',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      const c = await address(store, 'carol@example.com');
+      const body: MailBody = { raw: Buffer.from('Subject: shared\r\n\r\nonce\r\n', 'latin1'), attachments: [Buffer.from('att-0'), Buffer.from([0, 255, 1])] };
+      const trace = (who: string) => Buffer.from(`Received: for <${who}>\r\n`, 'latin1');
+      const mails = [a, b, c].map((to, i) => newMail(to, T0 + i, { trace: trace(to.address), body }));
+      const ids = await store.insertMails(mails);
+      assert.equal(new Set(ids).size, 3);
+      for (const [i, to] of [a, b, c].entries()) {
+        const got = await store.getMail(to.id, mails[i]!.uuid);
+        assert.ok(got);
+        assert.ok(got.raw.equals(Buffer.concat([trace(to.address), body.raw])), `raw of ${to.address}`);
+      }
+      // The body lives while any mail refers to it: soft delete + purge one, delete another's address.
+      assert.equal(await store.softDeleteMail(a.id, mails[0]!.uuid), true);
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      assert.equal(await store.deleteAddress(b.id), true);
+      const left = await store.getMail(c.id, mails[2]!.uuid);
+      assert.ok(left && left.raw.equals(Buffer.concat([trace(c.address), body.raw])));
+      assert.deepEqual(await store.getAttachment(c.id, mails[2]!.uuid, 1), { metadata: mails[2]!.metadata, content: Buffer.from([0, 255, 1]), legacy: false });
+    },
+  ],
+  [
+    'getAttachment returns the metadata and the stored bytes by index, and undefined for unknown, foreign or deleted mail',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      const m = newMail(a, T0, { body: { raw: Buffer.from('x'), attachments: [Buffer.from('first'), Buffer.alloc(0), Buffer.from('third')] } });
+      await store.insertMails([m]);
+      const at = (content: Buffer | null) => ({ metadata: m.metadata, content, legacy: false });
+      assert.deepEqual(await store.getAttachment(a.id, m.uuid, 0), at(Buffer.from('first')));
+      assert.deepEqual(await store.getAttachment(a.id, m.uuid, 1), at(Buffer.alloc(0)));
+      assert.deepEqual(await store.getAttachment(a.id, m.uuid, 2), at(Buffer.from('third')));
+      assert.deepEqual(await store.getAttachment(a.id, m.uuid, 3), at(null));
+      assert.equal(await store.getAttachment(b.id, m.uuid, 0), undefined, 'another address');
+      assert.equal(await store.getAttachment(a.id, randomUUID(), 0), undefined, 'unknown mail');
+      await store.softDeleteMail(a.id, m.uuid);
+      assert.equal(await store.getAttachment(a.id, m.uuid, 0), undefined, 'deleted mail');
+    },
+  ],
+  [
+    'addressUsage counts the live mails of the address and their whole size (trace + body)',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      assert.deepEqual(await store.addressUsage(a.id), { count: 0, bytes: 0 });
+      const m1 = newMail(a, T0, { trace: Buffer.alloc(10), raw: Buffer.alloc(100) });
+      const m2 = newMail(a, T0 + 1, { trace: Buffer.alloc(20), raw: Buffer.alloc(1000) });
+      await store.insertMails([m1]);
+      await store.insertMails([m2, newMail(b, T0, { raw: Buffer.alloc(7) })]);
+      assert.deepEqual(await store.addressUsage(a.id), { count: 2, bytes: 1130 });
+      await store.softDeleteMail(a.id, m2.uuid);
+      assert.deepEqual(await store.addressUsage(a.id), { count: 1, bytes: 110 });
+      await store.clearMails(a.id);
+      assert.deepEqual(await store.addressUsage(a.id), { count: 0, bytes: 0 });
+      assert.equal((await store.addressUsage(b.id)).count, 1);
+    },
+  ],
   // --- addresses -----------------------------------------------------------
   [
     'createAddress returns the new record',

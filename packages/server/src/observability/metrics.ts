@@ -3,7 +3,8 @@
 // registry, so several in one process (tests) do not mix their counts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type SmtpOutcome = 'stored' | 'too_large' | 'failed';
+/** deferred: answered 4xx by a limit (in-flight budget, bytes per client). */
+export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred';
 
 export interface Metrics {
   registry: Registry;
@@ -13,6 +14,8 @@ export interface Metrics {
   smtpMessage(outcome: SmtpOutcome, copies?: number): void;
   /** One RCPT refused with 550 (no such mailbox). */
   smtpRecipientRefused(): void;
+  /** One SMTP connection refused at accept (per-client cap). */
+  smtpConnectionRefused(): void;
   /** Reports what is open when scraped. */
   trackOpen(read: () => { streams: number; waits: number }): void;
 }
@@ -35,11 +38,16 @@ export function createMetrics(storeKind: string): Metrics {
   });
   const messages = new Counter({
     name: 'temp_inbox_smtp_messages_total',
-    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451).',
+    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 from a limit).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
   const stored = new Counter({ name: 'temp_inbox_mails_stored_total', help: 'Mails stored (one per recipient address of a message).', registers: [registry] });
+  const connectionsRefused = new Counter({
+    name: 'temp_inbox_smtp_connections_refused_total',
+    help: 'SMTP connections refused when accepted: the client already had SMTP_MAX_CLIENTS_PER_IP open.',
+    registers: [registry],
+  });
   const refused = new Counter({ name: 'temp_inbox_smtp_recipients_refused_total', help: 'RCPT TO refused with 550 (no such mailbox here).', registers: [registry] });
   new Gauge({ name: 'temp_inbox_store_info', help: 'The storage backend in use.', labelNames: ['store'] as const, registers: [registry] }).set({ store: storeKind }, 1);
   let openReader: (() => { streams: number; waits: number }) | undefined;
@@ -70,6 +78,7 @@ export function createMetrics(storeKind: string): Metrics {
       if (copies) stored.inc(copies);
     },
     smtpRecipientRefused: () => refused.inc(),
+    smtpConnectionRefused: () => connectionsRefused.inc(),
     trackOpen(read) {
       openReader = read;
     },

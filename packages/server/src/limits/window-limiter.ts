@@ -1,0 +1,49 @@
+// Fixed-window counters per client (rate-limiter-flexible: in memory, or in Redis
+// shared by every node), used by the HTTP routes and the SMTP receiver alike.
+// A refusal re-arms a block of one window, so a client that keeps hammering stays
+// limited; one quiet window later it is served again.
+import ipaddr from 'ipaddr.js';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+
+export interface WindowRule {
+  /** Units allowed per window; 0 disables the limit. */
+  max: number;
+  windowSeconds: number;
+}
+
+export interface WindowLimiter {
+  /** Takes `points` units for `key`; resolves to 0 when allowed, else the seconds to wait. */
+  consume(key: string, points?: number): Promise<number>;
+}
+
+/** IPv4 as is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64 prefix (one subscriber's usual allocation). */
+export function clientKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+/** A limiter for one rule, or undefined when the rule disables it (max 0). */
+export function createWindowLimiter(name: string, rule: WindowRule, redis: Redis | undefined, keyPrefix: string): WindowLimiter | undefined {
+  if (rule.max === 0) return undefined;
+  const opts = { points: rule.max, duration: rule.windowSeconds, keyPrefix: `${keyPrefix}rl:${name}` };
+  const limiter = redis
+    ? new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(opts) })
+    : new RateLimiterMemory(opts);
+  return {
+    async consume(key, points = 1) {
+      try {
+        await limiter.consume(key, points);
+        return 0;
+      } catch (res) {
+        if (!(res instanceof RateLimiterRes)) throw res;
+        await limiter.block(key, rule.windowSeconds);
+        return rule.windowSeconds;
+      }
+    },
+  };
+}
