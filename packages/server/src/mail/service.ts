@@ -66,6 +66,10 @@ export interface MailServiceOptions {
 export type MailService = ReturnType<typeof createMailService>;
 
 const MAX_RANDOM_ATTEMPTS = 8;
+/** RFC 5321 §4.5.3.1.3: a path is at most 256 octets; longer is cut, not refused. */
+const MAX_SOURCE_CHARS = 256;
+/** RFC 5322 §2.1.1: a header line is at most 998 characters. */
+const MAX_MESSAGE_ID_CHARS = 998;
 
 // uuid's v7() draws 16 bytes from WebCrypto on every call (2-3 µs each, a few per
 // cent of a delivery); its `random` option takes them from this pool instead, filled
@@ -199,13 +203,15 @@ export function createMailService(opts: MailServiceOptions) {
     const raw = env.message.take();
     // Parsed once per message, in a worker; stored once, however many recipients it has.
     const parsed = await parser.parse(raw);
-    const source = env.sender || parsed.fromAddress || '';
+    // Bounded like the metadata, so no field of a list item can grow without limit.
+    const source = (env.sender || parsed.fromAddress || '').slice(0, MAX_SOURCE_CHARS);
+    const messageId = parsed.messageId.slice(0, MAX_MESSAGE_ID_CHARS);
     const body: MailBody = { raw, attachments: parsed.attachments.map((a) => a.content) };
     const rows = env.recipients.map((rcpt, i) => {
       const trace = traceFor(i);
       // Only `size` differs per copy (the Received: line).
       const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length } satisfies MailMetadata);
-      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId: parsed.messageId, metadata, trace, body, createdAt };
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt };
     });
     let ids: number[];
     try {

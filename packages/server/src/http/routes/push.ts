@@ -150,9 +150,11 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       };
       const write = (chunk: string) => {
         if (ended) return;
+        // A client that stopped reading is not allowed to grow our memory; the backlog is
+        // judged before this chunk, so one large event alone never ends a reading client.
+        const behind = res.writableLength > MAX_BACKLOG_BYTES;
         res.write(chunk);
-        // A client that stopped reading is not allowed to grow our memory.
-        if (res.writableLength > MAX_BACKLOG_BYTES) {
+        if (behind) {
           request.log.info({ address: address.address }, 'event stream closed: the client is not reading');
           res.destroy();
           end();
