@@ -8,12 +8,7 @@ import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '@temp-inbox/api';
-import type { Config, RateLimitRoute } from '../config/index.js';
-import type { Challenge } from '../challenge/turnstile.js';
-import type { EventBus } from '../mail/events.js';
-import type { MailService } from '../mail/service.js';
-import type { SessionService } from '../sessions/service.js';
-import type { Store } from '../storage/store.js';
+import type { RateLimitRoute } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -25,20 +20,10 @@ import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { systemRoutes } from './routes/system.js';
 import { uiRoutes } from './routes/ui.js';
+import type { HttpDeps } from './deps.js';
 
-export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs' | 'mailDomains' | 'turnstileSiteKey' | 'customNames' | 'metricsToken'>;
-  sessionSecret: string;
-  store: Store;
-  mail: MailService;
-  bus: EventBus;
-  sessions: SessionService;
-  challenge: Challenge;
-  limiter: RateLimiter;
-  logger: Logger;
-  /** Present when METRICS_TOKEN is set. */
-  metrics?: Metrics;
-}
+export type { HttpDeps };
+
 
 declare module 'fastify' {
   interface FastifyContextConfig {

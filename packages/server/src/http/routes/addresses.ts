@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { NewAddressBody, NewAddressResponse, Paths, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 import { authenticate, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { errorResponse } from '../errors.js';
 

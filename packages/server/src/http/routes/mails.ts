@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailsQuery, MailsResponse, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';

@@ -11,7 +11,7 @@ import { EventsQuery, MailsResponse, Paths, WaitQuery } from '@temp-inbox/api';
 import { AppError, unauthorized } from '../../domain/errors.js';
 import type { InboxEvent } from '../../mail/events.js';
 import type { MailSummary } from '../../storage/store.js';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 import { authenticate, credentialOf } from '../auth.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION, HealthResponse, Paths } from '@temp-inbox/api';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 
 const PING_TIMEOUT_MS = 2000;
 

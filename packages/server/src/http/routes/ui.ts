@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 
 /** Where `npm run build` puts the UI (from src/http/routes or dist/http/routes alike). */
 export const WEB_ROOT = fileURLToPath(new URL('../../../../web/dist/', import.meta.url));

@@ -1,0 +1,26 @@
+// What the HTTP app is built from, passed in explicitly (no module state). In a
+// file of its own so that the routes, which need it, never import the app that
+// imports them.
+import type { Logger } from 'pino';
+import type { Challenge } from '../challenge/turnstile.js';
+import type { Config } from '../config/index.js';
+import type { EventBus } from '../mail/events.js';
+import type { MailService } from '../mail/service.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { SessionService } from '../sessions/service.js';
+import type { Store } from '../storage/store.js';
+import type { RateLimiter } from './rate-limit.js';
+
+export interface HttpDeps {
+  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs' | 'mailDomains' | 'turnstileSiteKey' | 'customNames' | 'metricsToken'>;
+  sessionSecret: string;
+  store: Store;
+  mail: MailService;
+  bus: EventBus;
+  sessions: SessionService;
+  challenge: Challenge;
+  limiter: RateLimiter;
+  logger: Logger;
+  /** Present when METRICS_TOKEN is set. */
+  metrics?: Metrics;
+}
