@@ -1,9 +1,8 @@
-// smtp-server's DATA reader (lib/smtp-stream.js), as patched in
-// patches/smtp-server+*.patch so that it reads each chunk in place instead of
-// copying it together with the four bytes held back from the chunk before. What
-// it hands on must not depend on how TCP cut the input: for any message, any
+// smtp-server's DATA reader (lib/smtp-stream.js), held to the protocol: what it
+// hands on must not depend on how TCP cut the input. For any message, any
 // dot-stuffing and any cut, the content is the un-stuffed message, the
-// terminator is found exactly once, and what follows it comes back as commands.
+// terminator is found exactly once, and what follows it comes back as commands
+// (RFC 5321 §4.5.2). A regression here would be an SMTP smuggling hole.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
