@@ -64,7 +64,7 @@ export const MailsQuery = Type.Object(
 );
 export type MailsQuery = Static<typeof MailsQuery>;
 
-// Beyond the seed: push and long-poll (DESIGN.md "Beyond the seed").
+// Beyond the seed: push and long-poll (docs/decisions.md "Beyond the interface").
 export const WaitQuery = Type.Object(
   {
     since: Type.Optional(
@@ -112,7 +112,7 @@ export const FullMail = Type.Composite([
 ]);
 export type FullMail = Static<typeof FullMail>;
 
-// No length limits: DESIGN.md — an unknown or malformed uuid is 404, never 400.
+// No length limits: docs/decisions.md — an unknown or malformed uuid is 404, never 400.
 export const UuidParams = Type.Object({ uuid: Type.String() });
 export type UuidParams = Static<typeof UuidParams>;
 

@@ -31,7 +31,7 @@ function assertPlainError(res: HttpResult, status: number): void {
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
 }
 
-/** The jwt signing key as the server keeps it: `<dataDir>/secrets.json` key jwtSecret (DESIGN.md "JWT"). */
+/** The jwt signing key as the server keeps it: `<dataDir>/secrets.json` key jwtSecret (docs/decisions.md "JWT"). */
 function serverJwtKey(server: TestServer): Uint8Array {
   const { jwtSecret } = JSON.parse(readFileSync(join(server.dataDir, 'secrets.json'), 'utf8')) as { jwtSecret: string };
   return new TextEncoder().encode(jwtSecret);
@@ -76,7 +76,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
   }
 
   describe('POST /api/new_address', () => {
-    it('{} gives a random 10-character [a-z0-9] name at the default domain (DESIGN.md "Names")', async () => {
+    it('{} gives a random 10-character [a-z0-9] name at the default domain (docs/decisions.md "Names")', async () => {
       const seen = new Set<string>();
       for (let i = 0; i < 5; i++) {
         const { address, jwt } = await createAddress(server, {});
@@ -283,7 +283,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       for (const path of ['/api/settings', '/api/mails?limit=1&offset=0', `/api/mail/${bMail}`]) assertPlainError(await api(path, { jwt: expired }), 401);
     });
 
-    it('JWT claims: HS256, sub = address, aid, iat, exp = iat + 7 days (DESIGN.md "JWT")', () => {
+    it('JWT claims: HS256, sub = address, aid, iat, exp = iat + 7 days (docs/decisions.md "JWT")', () => {
       const header = JSON.parse(Buffer.from(a.jwt.split('.')[0]!, 'base64url').toString()) as { alg: string };
       assert.equal(header.alg, 'HS256');
       const claims = decodeJwt(a.jwt);
@@ -302,7 +302,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       for (const s of subjects) await deliver(address, message({ Subject: s, 'Message-ID': `<${s}@test>` }, `body ${s}`));
     });
 
-    it('lists newest first, ties broken by id descending (DESIGN.md "GET /api/mails")', async () => {
+    it('lists newest first, ties broken by id descending (docs/decisions.md "GET /api/mails")', async () => {
       const res = await list(jwt);
       assert.equal(res.status, 200);
       assert.equal(res.json.count, 3);
@@ -377,7 +377,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       // Version 7 (RFC 9562): its first 48 bits are the delivery time in milliseconds.
       assert.equal(item.uuid[14], '7', 'a time-ordered uuid');
       assert.ok(Math.abs(parseInt(item.uuid.replace(/-/g, '').slice(0, 12), 16) - Date.parse(item.created_at)) < 1000, 'its time is the delivery time');
-      assert.equal(item.source, 'bounce+123@mailer.example.org', 'source is the envelope sender (DESIGN.md "Raw")');
+      assert.equal(item.source, 'bounce+123@mailer.example.org', 'source is the envelope sender (docs/decisions.md "Raw")');
       assert.equal(item.address, address);
       assert.equal(typeof item.metadata, 'string');
       assert.match(item.created_at, RFC3339_UTC_MS);
@@ -480,7 +480,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       }
     });
 
-    it('without credentials: 401, checked before the uuid (DESIGN.md "Unknown … uuid")', async () => {
+    it('without credentials: 401, checked before the uuid (docs/decisions.md "Unknown uuid")', async () => {
       const uuid = (await list(jwt)).json.results[0].uuid;
       assertPlainError(await api(`/api/mails/${uuid}`, { method: 'DELETE' }), 401);
       assertPlainError(await api('/api/mails/not-a-uuid', { method: 'DELETE' }), 401);
@@ -531,7 +531,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
         assertPlainError(await api(path, { method, headers: { cookie: `jwt=${old.jwt}` } }), 401);
       }
 
-      // DESIGN.md "Deleted address": SMTP refuses mail to it at RCPT.
+      // docs/decisions.md "Deleted address": SMTP refuses mail to it at RCPT.
       const smtp = await SmtpClient.connect(server.smtpPort);
       await smtp.script([
         ['EHLO client.test', 250],

@@ -1,4 +1,4 @@
-// The configuration contract (DESIGN.md "Configuration").
+// The configuration contract (README "Configuration").
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';

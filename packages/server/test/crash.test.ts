@@ -1,4 +1,4 @@
-// DESIGN.md "SMTP": 250 only after the mail is committed — a process killed right
+// docs/decisions.md "SMTP": 250 only after the mail is committed — a process killed right
 // after a 250 loses nothing. The service runs as a real child process here.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -28,7 +28,7 @@ if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => /^[0-9a-f]{8}
 
 const DEFAULT_BLOCKLIST = ['postmaster', 'abuse', 'admin', 'root', 'hostmaster', 'webmaster', 'noreply'];
 
-/** DESIGN.md "Names", written out by hand (not with the implementation's regex). */
+/** docs/decisions.md "Names", written out by hand (not with the implementation's regex). */
 function designName(requested: string): string | undefined {
   const name = requested.toLowerCase();
   if (name.length < 1 || name.length > 64) return undefined;
@@ -339,7 +339,7 @@ describe('fuzz', { timeout: 180_000 * Math.max(1, FUZZ_FACTOR) }, () => {
   describe('name validation', () => {
     const policy: NamePolicy = { customNames: true, blocklist: new Set(DEFAULT_BLOCKLIST), domains: [DOMAIN] };
 
-    it('normalizeName accepts exactly the DESIGN grammar after lower-casing, else throws an AppError', () => {
+    it('normalizeName accepts exactly the documented grammar after lower-casing, else throws an AppError', () => {
       fc.assert(
         fc.property(nameArb, (requested) => {
           const expected = designName(requested);

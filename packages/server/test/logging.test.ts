@@ -1,4 +1,4 @@
-// Structured logs (DESIGN.md "Beyond the seed": structured logs with request ids;
+// Structured logs (docs/decisions.md "Beyond the interface": structured logs with request ids;
 // "Errors": 5xx are logged with a request id). The server logs through a real pino
 // logger into memory; each line must carry the id the client saw in x-request-id.
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // Garbage in never gives a 5xx or a crash: every error is a short text/plain
-// sentence without internals (seed "Errors"; DESIGN.md "Errors").
+// sentence without internals (seed "Errors"; docs/decisions.md "Errors").
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -163,7 +163,7 @@ describe('malformed input never gives a 5xx', () => {
         // A huge offset is an integer past the end: an empty page, not a database error.
         ['limit=10&offset=99999999999999999999', 200],
         ['limit=10&offset=9007199254740993', 200],
-        // DESIGN.md: integers only, "anything else is 400" — not JS number syntax.
+        // docs/decisions.md: integers only, "anything else is 400" — not JS number syntax.
         ['limit=10&offset=1e20', 400],
         ['limit=10&offset=1e308', 400],
         ['limit=1e1&offset=0', 400],

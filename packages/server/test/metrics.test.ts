@@ -1,4 +1,4 @@
-// Prometheus metrics at GET /metrics (DESIGN.md "Beyond the seed"): off unless
+// Prometheus metrics at GET /metrics (docs/decisions.md "Beyond the interface"): off unless
 // METRICS_TOKEN is set, then only for that Bearer token; counts what really happened.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Several nodes on one PostgreSQL database and one Redis (DESIGN.md "Parts"):
+// Several nodes on one PostgreSQL database and one Redis (docs/decisions.md "Parts"):
 // whatever one node stores or decides, every other node sees at once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Push and long-poll (DESIGN.md "Beyond the seed"): GET /api/events streams an
+// Push and long-poll (docs/decisions.md "Beyond the interface"): GET /api/events streams an
 // address's mail events over Server-Sent Events, GET /api/mails/wait answers as soon
 // as newer mail is there. Real SMTP in, real HTTP out, on SQLite.
 import { after, before, describe, it } from 'node:test';

@@ -145,7 +145,7 @@ describe('security', { timeout: 60_000 }, () => {
         assert.equal((await http(`/api/mail/${mailA.uuid}`, opts)).status, 200, `${label}: A's own mail`);
         assert.equal((await http(`/api/attachment/${mailA.uuid}/0`, opts)).status, 200, `${label}: A's own attachment`);
       }
-      // A malformed header is refused even with B's valid cookie (DESIGN.md "JWT").
+      // A malformed header is refused even with B's valid cookie (docs/decisions.md "JWT").
       assertPlainError(await http(`/api/mail/${mailB.uuid}`, { headers: { authorization: `Bearer ${a.jwt}x`, cookie: `jwt=${b.jwt}` } }), 401, 'bad header + cookie');
 
       const intactB = async (what: string) => {

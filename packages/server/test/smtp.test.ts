@@ -40,7 +40,7 @@ describe('smtp: protocol rules', () => {
     await smtp.quit();
   });
 
-  it('refuses an unknown local part and a foreign domain with 550 5.1.1 at RCPT (DESIGN.md "SMTP")', async () => {
+  it('refuses an unknown local part and a foreign domain with 550 5.1.1 at RCPT (docs/decisions.md "SMTP")', async () => {
     const smtp = await SmtpClient.connect(server.smtpPort);
     await smtp.script([
       ['EHLO client.test', 250],

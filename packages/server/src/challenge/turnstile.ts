@@ -1,4 +1,4 @@
-// Bot challenge for POST /api/new_address (DESIGN.md "Bot challenge"): a form
+// Bot challenge for POST /api/new_address (docs/decisions.md "Bot challenge"): a form
 // POST of secret, response and remoteip; rejected or missing -> 400; verifier
 // unreachable, failing or slower than 5 s -> 503 (fail closed).
 import { badRequest, unavailable } from '../domain/errors.js';

@@ -1,4 +1,4 @@
-// Address-bound JWTs (DESIGN.md "JWT"): HS256 keyed with JWT_SECRET as is,
+// Address-bound JWTs (docs/decisions.md "JWT"): HS256 keyed with JWT_SECRET as is,
 // claims sub (address), aid (address id), iat, exp = 7 days.
 import { SignJWT, jwtVerify } from 'jose';
 import { LRUCache } from 'lru-cache';

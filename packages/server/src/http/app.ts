@@ -103,7 +103,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
     // parsed strictly by the routes that take them.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    // Errors raised before routing are plain text too (DESIGN.md "Errors").
+    // Errors raised before routing are plain text too (docs/decisions.md "Errors").
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -1,4 +1,4 @@
-// Credentials (seed "Authentication", rule 3; DESIGN.md "JWT", "Cookies").
+// Credentials (seed "Authentication", rule 3; docs/decisions.md "JWT", "Cookies").
 import { parse as parseCookies } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';

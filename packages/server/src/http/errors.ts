@@ -1,5 +1,5 @@
 // One mapping from errors to HTTP replies: plain text, a short sentence, never a
-// stack trace or an internal message (seed "Errors"; DESIGN.md "Errors").
+// stack trace or an internal message (seed "Errors"; docs/decisions.md "Errors").
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -52,7 +52,7 @@ export function errorResponse(description: string) {
  * answers these in JSON and echoes the path; we answer like every other error.
  */
 export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  // No uuid or id is that long: such a path names nothing (DESIGN.md: malformed uuid -> 404).
+  // No uuid or id is that long: such a path names nothing (docs/decisions.md: malformed uuid -> 404).
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') void sendText(reply, 404, 'Not found.');
   else void sendText(reply, 400, 'Malformed URL.');
 }

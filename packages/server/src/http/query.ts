@@ -1,4 +1,4 @@
-// Query integers arrive as strings. DESIGN.md: integers only, "anything else is
+// Query integers arrive as strings. docs/decisions.md: integers only, "anything else is
 // 400" — so plain decimal digits ("0x10", " 1e1", "Infinity" are refused),
 // converted before the route's schema checks presence and range.
 import type { preValidationAsyncHookHandler } from 'fastify';

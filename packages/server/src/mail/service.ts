@@ -301,7 +301,7 @@ export function createMailService(opts: MailServiceOptions) {
       if (!content) throw notFound('No such attachment.');
       return { filename: info.filename, contentType: info.content_type, content };
     },
-    /** Retention sweep (DESIGN.md "Retention"). */
+    /** Retention sweep (docs/decisions.md "Retention"). */
     async sweep(): Promise<PurgeResult> {
       const t = now();
       try {

@@ -1,4 +1,4 @@
-// Prometheus metrics (DESIGN.md "Beyond the seed"), served at GET /metrics when
+// Prometheus metrics (docs/decisions.md "Beyond the interface"), served at GET /metrics when
 // METRICS_TOKEN is set; nothing is counted when it is not. Each server has its own
 // registry, so several in one process (tests) do not mix their counts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';

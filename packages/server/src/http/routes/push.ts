@@ -1,4 +1,4 @@
-// Push instead of polling (DESIGN.md "Beyond the seed"):
+// Push instead of polling (docs/decisions.md "Beyond the interface"):
 // - GET /api/events: a Server-Sent Events stream of one address's mail events;
 // - GET /api/mails/wait: a long poll that answers as soon as the address has mail
 //   newer than `since`, or 204 when `timeout` passes first.
