@@ -1,3 +1,4 @@
+import { create as contentDisposition } from 'content-disposition';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailsQuery, MailsResponse, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
@@ -34,12 +35,11 @@ export function rawToString(raw: Buffer): string {
   }
 }
 
-/** RFC 6266 filename parameters: an ASCII fallback plus the exact UTF-8 name. */
-function contentDisposition(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_').replace(/[/\\]/g, '_') || 'attachment';
-  // encodeURIComponent leaves ' ( ) * as they are; RFC 8187 attr-char does not allow them.
-  const star = encodeURIComponent(filename.replace(/[/\\]/g, '_')).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${star}`;
+/** RFC 6266: an ASCII fallback plus the exact UTF-8 name; path separators and control characters never reach it. */
+function attachmentDisposition(filename: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = filename.replace(/[/\\]/g, '_').replace(/[\u0000-\u001f\u007f]/g, '') || 'attachment';
+  return contentDisposition(clean, { type: 'attachment' });
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -173,7 +173,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
       return reply
         .header('content-type', type)
-        .header('content-disposition', contentDisposition(a.filename))
+        .header('content-disposition', attachmentDisposition(a.filename))
         .header('content-security-policy', "default-src 'none'; sandbox")
         .header('cache-control', 'private, no-store')
         .send(a.content);
