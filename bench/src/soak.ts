@@ -25,7 +25,6 @@ import nodemailer from 'nodemailer';
 
 import { RESULTS_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
 
-const DOMAIN = 'temp-inbox.localhost';
 /** Every RATE_LIMIT_<ROUTE> of the service (packages/server/src/config/index.ts). */
 const RATE_LIMITED_ROUTES = ['NEW_ADDRESS', 'MAILS', 'MAIL', 'SETTINGS', 'SWITCH_ADDRESS', 'DELETE_ADDRESS', 'CLEAR_INBOX', 'ATTACHMENT'];
 
