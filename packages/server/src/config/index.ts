@@ -74,6 +74,7 @@ export interface Config {
   addressMaxBytes: number;
   parseTimeoutMs: number;
   parseThreads: number;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
 }
 
 type Setter = (c: Config, raw: string) => void;
@@ -336,6 +337,17 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.addressMaxBytes = count(r)),
   },
   { name: 'PARSE_TIMEOUT', default: '5s', accepts: 'duration (s, m, h, d)', description: 'Time budget to parse one message (in a worker thread); past it only its header is read.', set: (c, r) => (c.parseTimeoutMs = duration(r)) },
+  {
+    name: 'SQLITE_SYNCHRONOUS',
+    default: 'FULL',
+    accepts: 'FULL or NORMAL',
+    description: 'FULL: a mail is on disk (fsync) before its 250 and survives a power loss. NORMAL: faster, survives a crash of the process only.',
+    set: (c, r) => {
+      const v = r.toUpperCase();
+      if (v !== 'FULL' && v !== 'NORMAL') throw new ConfigError('FULL or NORMAL');
+      c.sqliteSynchronous = v;
+    },
+  },
   { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail.', set: (c, r) => (c.parseThreads = positiveInt(r)) },
 ];
 
@@ -395,6 +407,7 @@ export function defaultConfig(): Config {
     addressMaxBytes: 100 * 1024 * 1024,
     parseTimeoutMs: 5000,
     parseThreads: 1,
+    sqliteSynchronous: 'FULL',
   };
 }
 

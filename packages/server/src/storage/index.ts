@@ -7,7 +7,7 @@ export type { Store } from './store.js';
 
 /** Opens the backend the configuration selects: SQLite in DATA_DIR unless DATABASE_URL is set. */
 export async function createStore(
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema'>,
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'sqliteSynchronous'>,
   events: { onDatabaseError?: (err: Error) => void } = {},
 ): Promise<Store> {
   if (config.databaseUrl) {
@@ -17,5 +17,5 @@ export async function createStore(
       ...(events.onDatabaseError ? { onIdleError: events.onDatabaseError } : {}),
     });
   }
-  return openSqliteStore(join(config.dataDir, 'temp-inbox.sqlite'));
+  return openSqliteStore(join(config.dataDir, 'temp-inbox.sqlite'), { synchronous: config.sqliteSynchronous });
 }

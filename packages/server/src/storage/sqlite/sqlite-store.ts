@@ -1,5 +1,7 @@
 // SQLite backend: one file, WAL journal, synchronous transactions. A commit has
-// returned before insertMails resolves, so SMTP answers 250 only for stored mail.
+// returned before insertMails resolves, so SMTP answers 250 only for stored mail;
+// with synchronous=FULL (the default) that commit has also been fsynced, so the
+// mail survives a power loss, not only a crash of the process.
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -37,12 +39,18 @@ const toSummary = (r: MailRow): MailSummary => ({
 
 const toAddress = (r: { id: number; address: string; created_at: number }): AddressRecord => ({ id: r.id, address: r.address, createdAt: r.created_at });
 
-export function openSqliteStore(file: string): Store {
+export interface SqliteOptions {
+  /** FULL: every commit is on disk before it returns. NORMAL: survives a crash of the process, not of the machine. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+export function openSqliteStore(file: string, options: SqliteOptions = {}): Store {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode: a committed transaction survives a process crash.
-  db.pragma('synchronous = NORMAL');
+  // https://sqlite.org/pragma.html#pragma_synchronous: in WAL mode FULL syncs the WAL at
+  // every commit; deliveries that arrive together share one commit (see insertMails).
+  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
