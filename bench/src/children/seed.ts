@@ -39,9 +39,9 @@ for (let i = 0; i < args.count; i++) {
   const createdAt = now - spanMs + Math.floor((i / args.count) * spanMs);
   const uuid = randomUUID();
   const trace = receivedHeader({ helo: 'mx.example.com', remoteAddress: '192.0.2.10', hostname: 'mx.test', protocol: 'ESMTP', recipient: a.address, id: uuid.slice(0, 8), date: new Date(createdAt) });
-  const raw = Buffer.concat([trace, Buffer.from(smallMessage(i, a.address))]);
-  const metadata = JSON.stringify({ ...template, subject: `Your verification code ${i}`, size: raw.length, to: [{ name: '', address: a.address }] });
-  batch.push({ uuid, addressId: a.id, address: a.address, source: 'no-reply@app.example.com', messageId: `<seed.${i}@bench.example.com>`, metadata, raw, createdAt });
+  const body = { raw: Buffer.from(smallMessage(i, a.address)), attachments: [] };
+  const metadata = JSON.stringify({ ...template, subject: `Your verification code ${i}`, size: trace.length + body.raw.length, to: [{ name: '', address: a.address }] });
+  batch.push({ uuid, addressId: a.id, address: a.address, source: 'no-reply@app.example.com', messageId: `<seed.${i}@bench.example.com>`, metadata, trace, body, createdAt });
   if (batch.length === batchSize) {
     await store.insertMails(batch);
     batch = [];

@@ -142,7 +142,8 @@ export const MailMetadata = Type.Object({
   size: Type.Integer({ description: 'Raw size in bytes as received.' }),
   preview: Type.String({ description: 'The first ~200 characters of the text.' }),
   has_html: Type.Boolean(),
-  attachments: Type.Array(AttachmentInfo),
+  attachments: Type.Array(AttachmentInfo, { description: 'At most 100 entries; see attachments_truncated.' }),
+  attachments_truncated: Type.Optional(Type.Boolean({ description: 'Present and true when the message has more attachments than are listed (the source keeps them all).' })),
   codes: Type.Array(Type.String(), { description: 'Likely verification codes found in the decoded text, most likely first.' }),
   links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
 });

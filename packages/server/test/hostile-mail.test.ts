@@ -103,7 +103,7 @@ describe('hostile mail', { timeout: 120_000 }, () => {
     });
   }
 
-  it('five attachments with 1.8 MB file names: metadata capped, the list and the event stream still work', async () => {
+  it('five attachments with 1.8 MB file names (9 MB of headers): past the header limit only the header block is read; list and stream work', async () => {
     const { address, jwt } = await createAddress(server);
     const events = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
     try {
@@ -114,12 +114,42 @@ describe('hostile mail', { timeout: 120_000 }, () => {
       const { list, metadata } = await newest(jwt);
       assert.equal(JSON.parse(event.data).uuid, list.json.results[0].uuid, 'the event reached the stream');
       assert.ok(list.text.length < 20_000, `list answer ${list.text.length} bytes`);
-      assert.equal(metadata.attachments.length, 5);
-      for (const a of metadata.attachments) assert.equal(a.filename.length, 255);
+      assert.equal(metadata.subject, 'long names');
+      assert.deepEqual(metadata.attachments, []);
       const wait = await api('/api/mails/wait?since=0&timeout=1', { jwt });
       assert.equal(wait.status, 200);
     } finally {
       events.close();
+    }
+  });
+
+  it('five attachments with 300 KB file names: listed, each name cut to 255 characters', async () => {
+    const { address, jwt } = await createAddress(server);
+    assert.equal((await sendMail(server.smtpPort, { to: [address], message: longNames(5, 300_000) })).code, 250);
+    const { list, metadata } = await newest(jwt);
+    assert.ok(list.text.length < 20_000, `list answer ${list.text.length} bytes`);
+    assert.equal(metadata.attachments.length, 5);
+    assert.deepEqual(
+      metadata.attachments.map((a: { filename: string }) => a.filename),
+      [0, 1, 2, 3, 4].map((i) => String(i).repeat(255)),
+    );
+  });
+
+  it('a message that outlasts PARSE_TIMEOUT (300,000 parts) is stored with what its header block says', async () => {
+    const quick = await startTestServer({ PARSE_TIMEOUT: '500ms' });
+    try {
+      const { address, jwt } = await createAddress(quick);
+      const raw = ['Subject: too many parts', 'Content-Type: multipart/mixed; boundary="b"', '', ...Array.from({ length: 300_000 }, () => '--b\r\n\r\nx'), '--b--', ''].join('\r\n');
+      const t = Date.now();
+      assert.equal((await sendMail(quick.smtpPort, { to: [address], message: raw })).code, 250);
+      assert.ok(Date.now() - t < 5000, 'answered soon after the budget');
+      const list = await client(quick)('/api/mails?limit=1&offset=0', { jwt });
+      const metadata = JSON.parse(list.json.results[0].metadata);
+      assert.equal(metadata.subject, 'too many parts');
+      assert.deepEqual(metadata.attachments, []);
+      assert.equal((await client(quick)('/health_check')).status, 200);
+    } finally {
+      await quick.close();
     }
   });
 

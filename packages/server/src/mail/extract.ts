@@ -1,7 +1,7 @@
 // Pulls what test automation wants out of a decoded message: likely verification
 // codes and the links, plus a plain-text rendering of HTML for previews.
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+import { decodeHTML } from 'entities';
 
 // Every step below is linear in the input. The obvious one-line regexes
 // (/<(script|style|head)\b[\s\S]*?<\/\1\s*>/ and /<[^>]*>/) are quadratic when
@@ -39,15 +39,7 @@ function stripTags(html: string): string {
 }
 
 export function htmlToText(html: string): string {
-  return stripTags(stripBlocks(html).replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6])\s*>/gi, '\n'))
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
-      if (e[0] === '#') {
-        const cp = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-        // A surrogate code point on its own is not a character (it would leave half a pair in the text).
-        return cp > 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? String.fromCodePoint(cp) : m;
-      }
-      return ENTITIES[e.toLowerCase()] ?? m;
-    });
+  return decodeHTML(stripTags(stripBlocks(html).replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6])\s*>/gi, '\n')));
 }
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;

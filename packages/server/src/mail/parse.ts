@@ -1,114 +1,93 @@
-// MIME parsing (postal-mime) and the metadata every stored mail carries
-// (DESIGN.md "Metadata"). Parsing never throws: a message that cannot be parsed
-// is still stored, with the metadata that could be read.
-import PostalMime, { type Address, type Attachment, type Email } from 'postal-mime';
-import type { AttachmentInfo, Mailbox, MailMetadata } from '@temp-inbox/api';
-import { extractCodes, extractLinks, htmlToText, makePreview } from './extract.js';
+// MIME parsing off the event loop: each message is parsed once, on arrival, in a
+// worker thread (parse-worker.ts, postal-mime 4) within a time budget. A message
+// that takes longer has its worker ended and is described by its header block
+// alone, read by a fresh worker under a short budget of its own; past that, by
+// nothing. So no message, however it is built, holds the server's thread.
+import { Piscina } from 'piscina';
+import type { MailMetadata } from '@temp-inbox/api';
+import { buildMetadata } from './metadata.js';
+import type { ParseTask, WorkerResult } from './parse-worker.js';
 
-const PARSE_OPTIONS = { maxNestingDepth: 64, maxHeadersSize: 2 * 1024 * 1024, attachmentEncoding: 'arraybuffer' } as const;
-// attachmentContent: false is this project's postal-mime patch (patches/): binary
-// parts are measured, not kept, so a large attachment is never held decoded.
-const METADATA_OPTIONS = { ...PARSE_OPTIONS, attachmentContent: false } as const;
+export { buildMetadata, parseMessage } from './metadata.js';
 
-/**
- * Parses a message. When the body defeats the parser (nesting past the limit, say),
- * the header block alone is parsed, so subject, from and to are still read.
- * With `{ attachments: 'size' }` attachment contents are empty and only their
- * sizes are known (enough for the metadata).
- */
-export async function parseMessage(raw: Buffer, opts: { attachments: 'content' | 'size' } = { attachments: 'content' }): Promise<Email | undefined> {
-  const options = opts.attachments === 'size' ? METADATA_OPTIONS : PARSE_OPTIONS;
-  try {
-    return await PostalMime.parse(raw, options as typeof PARSE_OPTIONS);
-  } catch {
-    return parseHeadersOnly(raw);
-  }
-}
-
-async function parseHeadersOnly(raw: Buffer): Promise<Email | undefined> {
-  const crlf = raw.indexOf('\r\n\r\n');
-  const lf = raw.indexOf('\n\n');
-  const end = [crlf, lf].filter((i) => i >= 0).reduce((a, b) => Math.min(a, b), raw.length);
-  // The body is dropped, and with it the MIME structure the headers announce.
-  const headers = raw.subarray(0, end).toString('latin1').replace(/^content-type:.*(\r?\n[ \t].*)*/gim, 'Content-Type: text/plain');
-  try {
-    return await PostalMime.parse(Buffer.from(`${headers}\r\n\r\n`, 'latin1'), PARSE_OPTIONS);
-  } catch {
-    return undefined;
-  }
-}
-
-function mailboxes(list: Address[] | Address | undefined): Mailbox[] {
-  const out: Mailbox[] = [];
-  for (const a of Array.isArray(list) ? list : list ? [list] : []) {
-    if (a.group) for (const m of a.group) out.push({ name: m.name ?? '', address: m.address ?? '' });
-    else out.push({ name: a.name ?? '', address: a.address ?? '' });
-  }
-  return out;
-}
-
-/** The decoded size of an attachment, also when it was parsed with sizes only. */
-function attachmentSize(a: Attachment): number {
-  const c = a.content as unknown;
-  if (c instanceof ArrayBuffer && typeof (c as { decodedSize?: unknown }).decodedSize === 'number') return (c as unknown as { decodedSize: number }).decodedSize;
-  return attachmentBytes(a).length;
-}
-
-function attachmentBytes(a: Attachment): Buffer {
-  const c = a.content;
-  if (typeof c === 'string') return Buffer.from(c, a.encoding === 'base64' ? 'base64' : 'utf8');
-  return c instanceof ArrayBuffer ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength);
-}
-
-function isoDate(value: string | undefined): string | null {
-  if (!value) return null;
-  const t = Date.parse(value);
-  return Number.isNaN(t) ? null : new Date(t).toISOString();
-}
-
-function stripControls(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
-}
-
-export function buildMetadata(email: Email | undefined, rawSize: number): MailMetadata {
-  const subject = stripControls(email?.subject ?? '');
-  const text = email?.text ?? (email?.html ? htmlToText(email.html) : '');
-  const from = mailboxes(email?.from)[0] ?? { name: '', address: '' };
-  return {
-    subject,
-    from,
-    to: mailboxes(email?.to),
-    date: isoDate(email?.date),
-    size: rawSize,
-    preview: makePreview(stripControls(text)),
-    has_html: Boolean(email?.html),
-    attachments: (email?.attachments ?? []).map(
-      (a, i): AttachmentInfo => ({
-        id: String(i),
-        filename: a.filename ?? `attachment-${i + 1}`,
-        content_type: a.mimeType || 'application/octet-stream',
-        size: attachmentSize(a),
-      }),
-    ),
-    codes: extractCodes(subject, text),
-    links: extractLinks(text, email?.html),
-  };
-}
-
-export interface DecodedAttachment {
+export interface ParsedAttachment {
   filename: string;
   contentType: string;
   content: Buffer;
 }
 
-/** Re-parses a stored message and returns one attachment by its metadata id. */
-export async function readAttachment(raw: Buffer, id: string): Promise<DecodedAttachment | undefined> {
-  // Only the ids the metadata lists ("0", "1", ...): "00" or "01" are unknown ids, 404.
-  if (!/^(0|[1-9]\d{0,5})$/.test(id)) return undefined;
-  const email = await parseMessage(raw);
-  const index = Number(id);
-  const a = email?.attachments[index];
-  if (!a) return undefined;
-  return { filename: a.filename ?? `attachment-${index + 1}`, contentType: a.mimeType || 'application/octet-stream', content: attachmentBytes(a) };
+export interface ParsedMessage {
+  /** Metadata of the message, every field bounded; `size` is 0 (the caller sets it per stored copy). */
+  metadata: MailMetadata;
+  /** The From: address when it is a single mailbox (not a group). */
+  fromAddress: string | undefined;
+  /** Message-ID header including angle brackets, or ''. */
+  messageId: string;
+  /** Decoded bytes of exactly the attachments metadata.attachments lists, in that order. */
+  attachments: ParsedAttachment[];
+  /** The parse ran out of its budget (or failed): only the header block was read. */
+  degraded: boolean;
+}
+
+export interface ParserOptions {
+  threads?: number;
+  /** Budget of one parse; past it the worker is ended. */
+  timeoutMs?: number;
+}
+
+export interface MessageParser {
+  /** Never rejects, whatever the bytes. */
+  parse(raw: Buffer): Promise<ParsedMessage>;
+  /** Attachment `index` of a stored message (mail kept before attachments were stored); undefined when unknown. */
+  readAttachment(raw: Buffer, index: number): Promise<ParsedAttachment | undefined>;
+  close(): Promise<void>;
+}
+
+/** Budget of the header-block fallback. */
+const HEADERS_TIMEOUT_MS = 1000;
+
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+function attachmentsOf(r: WorkerResult): ParsedAttachment[] {
+  return r.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(r.contents, a.offset, a.length) }));
+}
+
+export function createMessageParser(opts: ParserOptions = {}): MessageParser {
+  const threads = opts.threads ?? 1;
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const pool = new Piscina<ParseTask, WorkerResult>({
+    filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+    // From source the worker needs the TypeScript loader; never the process's V8 flags.
+    execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
+    // Parsing is CPU-bound: one task at a time per thread.
+    concurrentTasksPerWorker: 1,
+  });
+
+  /** Runs a task within `ms`; undefined when it failed or ran out of time (its worker is then ended). */
+  async function run(task: ParseTask, ms: number): Promise<WorkerResult | undefined> {
+    try {
+      return await pool.run(task, { signal: AbortSignal.timeout(ms) });
+    } catch {
+      return undefined;
+    }
+  }
+
+  const nothing = (): ParsedMessage => ({ metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true });
+
+  return {
+    async parse(raw) {
+      const full = await run({ op: 'parse', raw }, timeoutMs);
+      if (full) return { metadata: full.metadata, fromAddress: full.fromAddress, messageId: full.messageId, attachments: attachmentsOf(full), degraded: false };
+      const head = await run({ op: 'headers', raw }, HEADERS_TIMEOUT_MS);
+      if (!head) return nothing();
+      return { metadata: head.metadata, fromAddress: head.fromAddress, messageId: head.messageId, attachments: [], degraded: true };
+    },
+    async readAttachment(raw, index) {
+      const r = await run({ op: 'attachment', raw, index }, timeoutMs);
+      return r ? attachmentsOf(r)[0] : undefined;
+    },
+    close: () => pool.close({ force: true }),
+  };
 }
