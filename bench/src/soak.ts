@@ -184,6 +184,13 @@ function startService(dataDir: string): Promise<Service> {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
       ...limits,
+      // The soak is one client standing for many senders: the per-client SMTP limits would refuse it.
+      SMTP_RATE_MESSAGES: '0',
+      SMTP_RATE_RECIPIENTS: '0',
+      SMTP_RATE_BYTES: '0',
+      SMTP_MAX_CLIENTS_PER_IP: '10000',
+      ADDRESS_MAX_MAILS: '0',
+      ADDRESS_MAX_BYTES: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

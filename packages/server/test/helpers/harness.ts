@@ -16,10 +16,15 @@ export interface TestServer extends RunningServer {
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** Rate limits are off unless the test's env sets RATE_LIMIT_<ROUTE>. */
+/** Rate limits (HTTP routes and SMTP per window) are off unless the test's env sets them. */
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, logger?: Logger): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'temp-inbox-test-'));
-  const noLimits = Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((r) => [`RATE_LIMIT_${r}`, '0']));
+  const noLimits = {
+    ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((r) => [`RATE_LIMIT_${r}`, '0'])),
+    SMTP_RATE_MESSAGES: '0',
+    SMTP_RATE_RECIPIENTS: '0',
+    SMTP_RATE_BYTES: '0',
+  };
   const config = loadConfig({
     ...noLimits,
     HTTP_HOST: '127.0.0.1',
