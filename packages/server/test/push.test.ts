@@ -285,10 +285,11 @@ describe('push limits and shutdown', () => {
       await healthy.next('ready');
       let closed = false;
       socket.on('close', () => (closed = true));
-      // Mails with many long links make events of about 60 KB each (metadata keeps 50 links).
+      // Mails with many long links make events of about 15 KB each (metadata is at most 16 KiB):
+      // 600 of them are 9 MB, well past what the kernel's socket buffers absorb.
       const links = Array.from({ length: 50 }, (_, i) => `https://example.com/${i}/${'x'.repeat(1200)}`).join('\n');
-      for (let i = 0; i < 150; i++) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: `big ${i}` }, links) });
-      for (let i = 0; i < 150; i++) await healthy.next('mail', 10_000);
+      for (let i = 0; i < 600; i++) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: `big ${i}` }, links) });
+      for (let i = 0; i < 600; i++) await healthy.next('mail', 10_000);
       // Drain what the kernel holds: the server has closed the connection behind it.
       socket.resume();
       const deadline = Date.now() + 10_000;
