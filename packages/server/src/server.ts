@@ -63,6 +63,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const mail = createMailService({
       parser,
       quota: { maxMails: config.addressMaxMails, maxBytes: config.addressMaxBytes },
+      tokenMaxLength: config.jwtMaxLength,
       bus,
       store,
       tokens: createTokens(secrets.jwtSecret),
@@ -98,6 +99,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         inflightBytes: config.smtpInflightBytes,
         transactionTimeoutMs: config.smtpTransactionTimeoutMs,
         maxBadRecipients: config.smtpMaxBadRecipients,
+        maxLineBytes: config.smtpMaxLineBytes,
+        maxRecipients: config.smtpMaxRecipients,
         badRecipientDelayMs: config.smtpBadRecipientDelayMs,
         limits: {
           messages: createWindowLimiter('SMTP_MESSAGES', config.smtpRateMessages, redis, config.redisKeyPrefix),

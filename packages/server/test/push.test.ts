@@ -258,8 +258,10 @@ describe('push limits and shutdown', () => {
       assert.equal(refused.status, 429);
       assert.match(refused.body, /At most 100/);
       assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt })).status, 429);
-      // Another client (127.0.0.2) is not affected.
-      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt, localAddress: '127.0.0.2' })).status, 204);
+      // Another client (127.0.0.2) is not affected, on another address (this one is at EVENTS_PER_ADDRESS too).
+      const other = await createAddress(server);
+      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt: other.jwt, localAddress: '127.0.0.2' })).status, 204);
+      assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt, localAddress: '127.0.0.2' })).status, 429, 'the address is at its own limit');
       streams.pop()!.close();
       await new Promise((r) => setTimeout(r, 200));
       const again = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });

@@ -75,6 +75,14 @@ export interface Config {
   parseTimeoutMs: number;
   parseThreads: number;
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  smtpMaxLineBytes: number;
+  smtpMaxRecipients: number;
+  httpBodyLimit: number;
+  httpMaxParamLength: number;
+  jwtMaxLength: number;
+  eventsPerClient: number;
+  eventsPerAddress: number;
+  eventsPerNode: number;
 }
 
 type Setter = (c: Config, raw: string) => void;
@@ -348,8 +356,41 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       c.sqliteSynchronous = v;
     },
   },
+  // Input sizes (docs/security.md "Limits").
+  {
+    name: 'SMTP_MAX_LINE_BYTES',
+    default: '2048',
+    accepts: 'integer, at least 512',
+    description: 'Longest SMTP command line (RFC 5321 §4.5.3.1.4 allows 512 plus extensions); a longer one gets 421 and the connection is closed.',
+    set: (c, r) => (c.smtpMaxLineBytes = atLeast(r, 512)),
+  },
+  {
+    name: 'SMTP_MAX_RECIPIENTS',
+    default: '100',
+    accepts: 'integer, at least 100',
+    description: 'Recipients of one message (RFC 5321 §4.5.3.1.8 asks for at least 100); more get 452 4.5.3.',
+    set: (c, r) => (c.smtpMaxRecipients = atLeast(r, 100)),
+  },
+  { name: 'HTTP_BODY_LIMIT', default: '65536', accepts: 'positive integer (bytes)', description: 'Largest HTTP request body; a larger one gets 413.', set: (c, r) => (c.httpBodyLimit = positiveInt(r)) },
+  {
+    name: 'HTTP_MAX_PARAM_LENGTH',
+    default: '200',
+    accepts: 'positive integer',
+    description: 'Longest path parameter (a mail uuid, an attachment id); a longer one is 404.',
+    set: (c, r) => (c.httpMaxParamLength = positiveInt(r)),
+  },
+  { name: 'JWT_MAX_LENGTH', default: '4096', accepts: 'positive integer', description: 'Longest token accepted; a longer one is 401 without being verified.', set: (c, r) => (c.jwtMaxLength = positiveInt(r)) },
+  { name: 'EVENTS_PER_CLIENT', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once from one client; more get 429.', set: (c, r) => (c.eventsPerClient = positiveInt(r)) },
+  { name: 'EVENTS_PER_ADDRESS', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once on one address; more get 429.', set: (c, r) => (c.eventsPerAddress = positiveInt(r)) },
+  { name: 'EVENTS_PER_NODE', default: '10000', accepts: 'positive integer', description: 'Event streams and waits open at once on one node; more get 503.', set: (c, r) => (c.eventsPerNode = positiveInt(r)) },
   { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail.', set: (c, r) => (c.parseThreads = positiveInt(r)) },
 ];
+
+function atLeast(raw: string, min: number): number {
+  const n = positiveInt(raw);
+  if (n < min) throw new ConfigError(`a whole number of at least ${min}`);
+  return n;
+}
 
 function count(raw: string): number {
   if (raw === '0') return 0;
@@ -408,6 +449,14 @@ export function defaultConfig(): Config {
     parseTimeoutMs: 5000,
     parseThreads: 1,
     sqliteSynchronous: 'FULL',
+    smtpMaxLineBytes: 2048,
+    smtpMaxRecipients: 100,
+    httpBodyLimit: 64 * 1024,
+    httpMaxParamLength: 200,
+    jwtMaxLength: 4096,
+    eventsPerClient: 100,
+    eventsPerAddress: 100,
+    eventsPerNode: 10_000,
   };
 }
 

@@ -95,11 +95,11 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
     trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
-    bodyLimit: 64 * 1024,
+    bodyLimit: deps.config.httpBodyLimit,
     genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
     logController: new AccessLog(deps.logger, deps.metrics),
     childLoggerFactory: lazyChildLogger,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: deps.config.httpMaxParamLength },
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
     // parsed strictly by the routes that take them.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },

@@ -12,7 +12,21 @@ import type { Store } from '../storage/store.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface HttpDeps {
-  config: Pick<Config, 'trustProxy' | 'eventsHeartbeatMs' | 'mailDomains' | 'turnstileSiteKey' | 'customNames' | 'metricsToken'>;
+  config: Pick<
+    Config,
+    | 'trustProxy'
+    | 'eventsHeartbeatMs'
+    | 'mailDomains'
+    | 'turnstileSiteKey'
+    | 'customNames'
+    | 'metricsToken'
+    | 'httpBodyLimit'
+    | 'httpMaxParamLength'
+    | 'jwtMaxLength'
+    | 'eventsPerClient'
+    | 'eventsPerAddress'
+    | 'eventsPerNode'
+  >;
   sessionSecret: string;
   store: Store;
   mail: MailService;

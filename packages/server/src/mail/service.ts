@@ -56,6 +56,8 @@ export interface MailServiceOptions {
   sessionTtlMs: number;
   /** Parses each message off the event loop, within a time budget. */
   parser: MessageParser;
+  /** Longest token verified at all (a longer one is refused unread); default 4096. */
+  tokenMaxLength?: number;
   /** Per-address quota: live mails and their bytes; 0 = no limit. */
   quota?: { maxMails: number; maxBytes: number };
   /** Where changes to an address's mail are announced (push and long-poll). */
@@ -149,6 +151,7 @@ export function createMailService(opts: MailServiceOptions) {
 
   /** Resolves a JWT to its live address; a deleted or recreated address's token is refused. */
   async function authenticate(jwt: string): Promise<AuthenticatedAddress> {
+    if (jwt.length > (opts.tokenMaxLength ?? 4096)) throw unauthorized('Invalid or expired token.');
     const claims = await tokens.verify(jwt, now());
     if (!claims) throw unauthorized('Invalid or expired token.');
     // Read before the address and before any query made for this request.

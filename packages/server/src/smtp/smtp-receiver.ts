@@ -13,7 +13,8 @@ import { clientKey, type WindowLimiter } from '../limits/window-limiter.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
 import type { MailService, Recipient } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
-import { createClientGuard, refuseSocket } from './client-guard.js';
+import { createOpenCounter } from '../limits/open-counter.js';
+import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
 
@@ -31,6 +32,9 @@ export interface SmtpOptions {
   inflightBytes: number;
   /** Longest time from MAIL FROM to the end of DATA. */
   transactionTimeoutMs: number;
+  /** Longest command line; recipients of one message (RFC 5321 §4.5.3.1.4, §4.5.3.1.8). */
+  maxLineBytes: number;
+  maxRecipients: number;
   /** Refused recipients a session may try before it is closed. */
   maxBadRecipients: number;
   /** Delay of each refused recipient after the first BAD_RECIPIENTS_FREE. */
@@ -39,8 +43,6 @@ export interface SmtpOptions {
   limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
 }
 
-/** RFC 5321 §4.5.3.1.8: at least 100 recipients must be accepted; we take exactly that many. */
-export const MAX_RECIPIENTS = 100;
 /** Refused recipients answered at once; later ones are slowed down (a typo is fine, probing is not). */
 export const BAD_RECIPIENTS_FREE = 3;
 
@@ -61,7 +63,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   // What each accepted RCPT resolved to, so DATA stores without a second look-up.
   const resolved = new WeakMap<SMTPServerAddress, Recipient>();
   const sessions = new Map<string, SessionState>();
-  const guard = createClientGuard(opts.maxClientsPerIp);
+  const perClient = createOpenCounter(opts.maxClientsPerIp);
   const budget = createInflightBudget(opts.inflightBytes);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
@@ -80,7 +82,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   class GuardedServer extends SMTPServer {
     override connect(socket: Socket, socketOptions?: SMTPConnectionOptions | null): void {
       const ip = socketOptions?.remoteAddress ?? socket.remoteAddress ?? '';
-      const release = guard.admit(ip);
+      const release = perClient.admit(clientKey(ip));
       if (!release) {
         metrics?.smtpConnectionRefused();
         return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
@@ -102,7 +104,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     // Without this smtp-server leaves oversize to onData, whose 552 it maps to 5.2.2;
     // with it, it answers 552 5.3.4 itself (RFC 3463).
     rejectOversized: true,
-    maxRecipients: MAX_RECIPIENTS,
+    maxRecipients: opts.maxRecipients,
+    maxCommandLength: opts.maxLineBytes,
     maxClients: opts.maxClients,
     hideENHANCEDSTATUSCODES: false,
     hideDSN: true,

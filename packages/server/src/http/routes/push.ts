@@ -15,15 +15,12 @@ import type { HttpDeps } from '../deps.js';
 import { authenticate, credentialOf } from '../auth.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
+import { createOpenCounter } from '../../limits/open-counter.js';
 import { clientKey } from '../rate-limit.js';
 import { toItem } from './mails.js';
 
 /** Mails replayed or answered at most (the newest ones). */
 const NEWER_MAX = 100;
-/** Streams and waits one client (IP, IPv6 /64) may hold open at once. */
-const OPEN_PER_CLIENT = 100;
-/** Streams and waits one process holds open at most. */
-const OPEN_TOTAL = 10_000;
 /** A stream whose client reads slower than this much backlog is closed. */
 const MAX_BACKLOG_BYTES = 1024 * 1024;
 /** What EventSource waits before reconnecting (the `retry:` field). */
@@ -57,8 +54,10 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
   const { mail, bus } = deps;
   const heartbeatMs = deps.config.eventsHeartbeatMs;
 
-  // What is open, per client and in all, and how to end each at shutdown.
-  const openPerClient = new Map<string, number>();
+  // What is open, per client, per address and in all (EVENTS_PER_*), and how to end each at shutdown.
+  const { eventsPerClient, eventsPerAddress, eventsPerNode } = deps.config;
+  const perClient = createOpenCounter(eventsPerClient);
+  const perAddress = createOpenCounter(eventsPerAddress);
   let openTotal = 0;
   const enders = new Set<() => void>();
   let closing = false;
@@ -70,23 +69,25 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     for (const end of [...enders]) end();
   });
 
-  /** Counts one more open stream or wait for the client; the returned function releases it. */
-  function admit(request: FastifyRequest): () => void {
+  /** Counts one more open stream or wait for the client and the address; the returned function releases it. */
+  function admit(request: FastifyRequest, addressId: number): () => void {
     if (closing) throw new AppError('unavailable', 'The server is shutting down; reconnect in a moment.', 1);
-    if (openTotal >= OPEN_TOTAL) throw new AppError('unavailable', 'Too many open event streams on this server; retry later.', 5);
-    const key = clientKey(request.ip);
-    const mine = openPerClient.get(key) ?? 0;
-    if (mine >= OPEN_PER_CLIENT) throw new AppError('rate_limited', `At most ${OPEN_PER_CLIENT} event streams and waits may be open from one client; close one first.`, 5);
-    openPerClient.set(key, mine + 1);
+    if (openTotal >= eventsPerNode) throw new AppError('unavailable', 'Too many open event streams on this server; retry later.', 5);
+    const client = perClient.admit(clientKey(request.ip));
+    if (!client) throw new AppError('rate_limited', `At most ${eventsPerClient} event streams and waits may be open from one client; close one first.`, 5);
+    const address = perAddress.admit(String(addressId));
+    if (!address) {
+      client();
+      throw new AppError('rate_limited', `At most ${eventsPerAddress} event streams and waits may be open on one address; close one first.`, 5);
+    }
     openTotal++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
       openTotal--;
-      const left = (openPerClient.get(key) ?? 1) - 1;
-      if (left > 0) openPerClient.set(key, left);
-      else openPerClient.delete(key);
+      client();
+      address();
     };
   }
 
@@ -126,7 +127,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const token = credentialOf(request);
       const address = await mail.authenticate(token);
       const since = request.query.since ?? lastEventId(request.headers['last-event-id']);
-      const admitted = admit(request);
+      const admitted = admit(request, address.id);
       openStreams++;
       const release = () => {
         openStreams--;
@@ -231,7 +232,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const since = request.query.since ?? 0;
       const timeoutMs = (request.query.timeout ?? 30) * 1000;
       reply.header('cache-control', 'no-store');
-      const admitted = admit(request);
+      const admitted = admit(request, address.id);
       openWaits++;
       const release = () => {
         openWaits--;
