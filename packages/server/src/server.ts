@@ -5,7 +5,9 @@ import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { createChallenge } from './challenge/turnstile.js';
 import type { Config } from './config/index.js';
+import { prepareDataDir } from './config/data-dir.js';
 import { resolveSecrets } from './config/secrets.js';
+import { foldName } from './domain/names.js';
 import { createTokens } from './domain/tokens.js';
 import { buildHttp, type App } from './http/app.js';
 import { createMetrics } from './observability/metrics.js';
@@ -42,6 +44,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // system call per burst instead of per line); pino flushes what is left on exit.
   // Bounded so that a stalled stdout reader cannot grow memory without limit.
   const logger = opts.logger ?? pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
+  for (const warning of prepareDataDir(config.dataDir)) logger.warn({ dataDir: config.dataDir }, warning);
   const secrets = resolveSecrets(config.dataDir, { jwtSecret: config.jwtSecret, sessionSecret: config.sessionSecret });
   const store = await createStore(config, {
     onDatabaseError: (err) => logger.warn({ err }, 'database connection lost while idle; the pool replaces it'),
@@ -67,7 +70,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       bus,
       store,
       tokens: createTokens(secrets.jwtSecret),
-      names: { customNames: config.customNames, blocklist: new Set(config.nameBlocklist), domains: config.mailDomains },
+      names: { customNames: config.customNames, blocklist: new Set(config.nameBlocklist.map(foldName)), domains: config.mailDomains },
       mailTtlMs: config.mailTtlMs,
       addressTtlMs: config.addressTtlMs,
       sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,

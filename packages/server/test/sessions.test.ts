@@ -89,8 +89,8 @@ describe('sessions: cookies', () => {
     assert.equal(cookieOf(res, 'session_id').attrs.has('secure'), false);
   });
 
-  it('with TRUST_PROXY=true and X-Forwarded-Proto: https both cookies are Secure', async () => {
-    const proxied = await startTestServer({ TRUST_PROXY: 'true' });
+  it('with TRUST_PROXY=1 and X-Forwarded-Proto: https both cookies are Secure', async () => {
+    const proxied = await startTestServer({ TRUST_PROXY: '1' });
     try {
       const res = await newAddress(proxied, undefined, {}, { 'x-forwarded-proto': 'https' });
       assert.equal(res.status, 200);

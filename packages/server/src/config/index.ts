@@ -95,7 +95,50 @@ export interface VariableSpec {
   set: Setter;
 }
 
-const DEFAULT_BLOCKLIST = 'postmaster,abuse,admin,root,hostmaster,webmaster,noreply';
+// Names nobody may claim (docs/security.md "Names"): the five addresses certificate
+// authorities mail to prove control of a domain (CA/Browser Forum Baseline Requirements
+// 3.2.2.4.4: admin, administrator, webmaster, hostmaster, postmaster), the role
+// mailboxes of RFC 2142 (abuse, noc, security, info, marketing, sales, support, usenet,
+// news, www, uucp, ftp), and the usual system and bounce names.
+export const DEFAULT_BLOCKLIST = [
+  'admin',
+  'administrator',
+  'webmaster',
+  'hostmaster',
+  'postmaster',
+  'abuse',
+  'noc',
+  'security',
+  'info',
+  'marketing',
+  'sales',
+  'support',
+  'usenet',
+  'news',
+  'www',
+  'uucp',
+  'ftp',
+  'root',
+  'sysadmin',
+  'ssladmin',
+  'ssladministrator',
+  'sslwebmaster',
+  'it',
+  'mailerdaemon',
+  'daemon',
+  'nobody',
+  'operator',
+  'noreply',
+  'donotreply',
+  'bounce',
+  'bounces',
+  'dmarc',
+  'dmarcreports',
+  'billing',
+  'help',
+  'privacy',
+  'legal',
+].join(',');
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function port(raw: string): number {
@@ -105,6 +148,12 @@ function port(raw: string): number {
 
 function host(raw: string): string {
   if (raw === '' || /\s/.test(raw)) throw new ConfigError('an IP address or host name');
+  return raw;
+}
+
+/** A file-system path: anything but empty or a NUL byte (spaces are fine). */
+function path(raw: string): string {
+  if (raw === '' || raw.includes('\0')) throw new ConfigError('a directory path');
   return raw;
 }
 
@@ -149,7 +198,9 @@ export function parseRateLimit(raw: string): RateLimitRule {
 export function parseTrustProxy(raw: string): TrustProxy | undefined {
   if (raw === '') return undefined;
   const v = raw.toLowerCase();
-  if (v === 'true' || v === 'false') return v === 'true';
+  // "true" would believe the left-most X-Forwarded-For entry, which the client writes itself.
+  if (v === 'true') throw new ConfigError('a hop count (such as 1) or the proxies\' addresses; trusting every proxy is refused because it lets clients choose their own address');
+  if (v === 'false') return false;
   if (/^\d+$/.test(v)) return Number(v);
   const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
   const ok = list.every((entry) => {
@@ -160,7 +211,7 @@ export function parseTrustProxy(raw: string): TrustProxy | undefined {
     if (family === 0) return false;
     return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
   });
-  if (!ok || list.length === 0) throw new ConfigError('true, false, a hop count, or a comma list of IPs/CIDRs (loopback, linklocal, uniquelocal allowed)');
+  if (!ok || list.length === 0) throw new ConfigError('a hop count, or a comma list of IPs/CIDRs (loopback, linklocal, uniquelocal allowed)');
   return list.length === 1 ? list[0] : list;
 }
 
@@ -172,7 +223,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
   { name: 'SMTP_HOSTNAME', default: '(the machine host name)', accepts: 'host name', description: 'Name the SMTP server greets with and writes into Received: lines.', set: (c, r) => (c.smtpHostname = host(r)) },
   { name: 'SMTP_TLS_CERT', default: '(unset)', accepts: 'PEM file path', description: 'Certificate for STARTTLS; STARTTLS is offered only when this and SMTP_TLS_KEY are set.', set: (c, r) => (c.smtpTlsCert = optional(r)) },
   { name: 'SMTP_TLS_KEY', default: '(unset)', accepts: 'PEM file path', description: 'Private key for STARTTLS.', set: (c, r) => (c.smtpTlsKey = optional(r)) },
-  { name: 'DATA_DIR', default: './data', accepts: 'directory path', description: 'Holds the SQLite file and the generated secrets.', set: (c, r) => (c.dataDir = host(r)) },
+  { name: 'DATA_DIR', default: './data', accepts: 'directory path', description: 'Holds the SQLite file and the generated secrets (created 0700, its files 0600).', set: (c, r) => (c.dataDir = path(r)) },
   {
     name: 'DATABASE_URL',
     default: '(unset = SQLite in DATA_DIR)',
@@ -233,7 +284,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     name: 'NAME_BLOCKLIST',
     default: DEFAULT_BLOCKLIST,
     accepts: 'comma list of names',
-    description: 'Exact local parts that can never be requested (400).',
+    description: 'Local parts that can never be requested (400), compared after removing ".", "-" and "_"; setting it replaces the default list (docs/security.md "Names").',
     set: (c, r) => (c.nameBlocklist = r.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
   },
   ...Object.entries(RATE_LIMIT_ROUTES).map(
@@ -245,7 +296,13 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       set: (c, r) => (c.rateLimits[route as RateLimitRoute] = parseRateLimit(r)),
     }),
   ),
-  { name: 'TRUST_PROXY', default: '(unset = trust no proxy)', accepts: 'true, hop count, or IP/CIDR list', description: "Which proxies' X-Forwarded-For to believe (Fastify trustProxy forms).", set: (c, r) => (c.trustProxy = parseTrustProxy(r)) },
+    {
+    name: 'TRUST_PROXY',
+    default: '(unset = trust no proxy)',
+    accepts: 'hop count, or IP/CIDR list',
+    description: "Which proxies' X-Forwarded-For to believe: the number of proxies in front (usually 1) or their addresses. true is refused: it would believe what the client writes.",
+    set: (c, r) => (c.trustProxy = parseTrustProxy(r)),
+  },
   { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.maxMessageBytes = positiveInt(r)) },
   { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mailTtlMs = duration(r)) },
   { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.addressTtlMs = duration(r)) },
@@ -473,7 +530,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Pa
     try {
       spec.set(config, raw.trim());
     } catch (err) {
-      if (err instanceof ConfigError) throw new ConfigError(`${spec.name}=${JSON.stringify(raw)} is invalid: expected ${err.message}.`);
+      // The value itself is never repeated: it may be a secret typed into the wrong variable.
+      if (err instanceof ConfigError) throw new ConfigError(`${spec.name} is invalid: expected ${err.message}.`);
       throw err;
     }
   }

@@ -23,7 +23,7 @@ export function resolveSecrets(dataDir: string, given: Partial<Secrets>): Secret
     sessionSecret: stored.sessionSecret ?? randomBytes(32).toString('base64url'),
   };
   if (stored.jwtSecret !== secrets.jwtSecret || stored.sessionSecret !== secrets.sessionSecret) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
   }
   return { jwtSecret: given.jwtSecret ?? secrets.jwtSecret, sessionSecret: given.sessionSecret ?? secrets.sessionSecret };

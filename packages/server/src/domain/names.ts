@@ -1,4 +1,4 @@
-// Address name rules (DESIGN.md "Names", "Domains").
+// Address name rules (docs/decisions.md "Names", "Domains").
 import { randomInt } from 'node:crypto';
 import { badRequest, forbidden } from './errors.js';
 
@@ -18,8 +18,16 @@ export function normalizeName(requested: string, policy: NamePolicy): string {
   if (!NAME_RE.test(name) || name.includes('..')) {
     throw badRequest('Invalid name: use 1-64 characters of a-z, 0-9, ".", "_" or "-", starting and ending with a letter or digit, without "..".');
   }
-  if (policy.blocklist.has(name)) throw badRequest('That name is reserved; choose another one.');
+  if (policy.blocklist.has(foldName(name))) throw badRequest('That name is reserved; choose another one.');
   return name;
+}
+
+/**
+ * A name as the blocklist compares it: lower-cased, without ".", "-" and "_", so that
+ * "Admin.istrator" or "post-master" cannot slip past "administrator" or "postmaster".
+ */
+export function foldName(name: string): string {
+  return name.toLowerCase().replace(/[._-]/g, '');
 }
 
 export function normalizeDomain(requested: string | undefined, policy: NamePolicy): string {

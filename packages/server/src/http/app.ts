@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '@temp-inbox/api';
-import type { RateLimitRoute } from '../config/index.js';
+import type { RateLimitRoute, TrustProxy } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -90,11 +90,20 @@ function metricsRoute(metrics: Metrics, token: string) {
   };
 }
 
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes "trust the n nearest hops":
+ * Fastify itself trusts no hop for a bare number, which would silently ignore the
+ * setting. (true is refused by the configuration.)
+ */
+function trustProxyOption(trust: TrustProxy | undefined): boolean | string | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust ?? false;
+}
+
 export async function buildHttp(deps: HttpDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
-    trustProxy: (deps.config.trustProxy ?? false) as boolean | string | string[],
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     bodyLimit: deps.config.httpBodyLimit,
     genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
     logController: new AccessLog(deps.logger, deps.metrics),

@@ -3,7 +3,7 @@
 // with synchronous=FULL (the default) that commit has also been fsynced, so the
 // mail survives a power loss, not only a crash of the process.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AddressRecord, MailBody, MailRecord, MailSummary, NewMail, PurgeResult, SessionAddressRecord, SessionRecord, Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -45,7 +45,11 @@ export interface SqliteOptions {
 }
 
 export function openSqliteStore(file: string, options: SqliteOptions = {}): Store {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // https://sqlite.org/pragma.html#pragma_synchronous: in WAL mode FULL syncs the WAL at
