@@ -45,6 +45,10 @@ export function htmlToText(html: string): string {
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;
 const HREF_RE = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
 const MAX_LINKS = 50;
+/** A longer link is skipped, so that the 50 kept are ones the metadata can carry. */
+const MAX_LINK_CHARS = 2048;
+/** Codes and links sit near the top; looking further only gives hostile text more to chew on. */
+export const SCAN_CHARS = 256 * 1024;
 
 const TRAILING_PUNCTUATION = new Set('.,;:!?)]}>');
 
@@ -65,10 +69,18 @@ export function extractLinks(text: string, html: string | undefined): string[] {
   const out = new Set<string>();
   const add = (u: string | undefined) => {
     const clean = u && cleanUrl(u);
-    if (clean && out.size < MAX_LINKS) out.add(clean);
+    if (clean && clean.length <= MAX_LINK_CHARS) out.add(clean);
   };
-  if (html) for (const m of html.matchAll(HREF_RE)) add(m[1] ?? m[2] ?? m[3]);
-  for (const m of text.matchAll(URL_RE)) add(m[0]);
+  if (html) {
+    for (const m of html.slice(0, SCAN_CHARS).matchAll(HREF_RE)) {
+      if (out.size >= MAX_LINKS) break;
+      add(m[1] ?? m[2] ?? m[3]);
+    }
+  }
+  for (const m of text.slice(0, SCAN_CHARS).matchAll(URL_RE)) {
+    if (out.size >= MAX_LINKS) break;
+    add(m[0]);
+  }
   return [...out];
 }
 
@@ -93,7 +105,7 @@ function isLikelyCode(candidate: string): boolean {
  * "code" or "OTP", then standalone 4-8 digit numbers. URLs are ignored.
  */
 export function extractCodes(subject: string, text: string): string[] {
-  const haystack = `${subject}\n${text}`.replace(URL_RE, ' ');
+  const haystack = `${subject.slice(0, SCAN_CHARS)}\n${text.slice(0, SCAN_CHARS)}`.replace(URL_RE, ' ');
   const out = new Set<string>();
   for (const m of haystack.matchAll(KEYWORD_CODE_RE)) {
     if (isLikelyCode(m[1]!)) out.add(m[1]!);
@@ -104,8 +116,19 @@ export function extractCodes(subject: string, text: string): string[] {
   return [...out].slice(0, MAX_CODES);
 }
 
+/** `text` with whitespace runs collapsed, read in slices only until `need` characters are out. */
+function flatPrefix(text: string, need: number): string {
+  let out = '';
+  for (let at = 0; at < text.length && out.length < need; at += 4096) {
+    const part = text.slice(at, at + 4096).replace(/\s+/g, ' ');
+    out += out.endsWith(' ') && part.startsWith(' ') ? part.slice(1) : part;
+  }
+  return out;
+}
+
 export function makePreview(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  // max + 3: past the leading and a trailing space, more than max characters prove the cut is needed.
+  const flat = flatPrefix(text, max + 3).trim();
   if (flat.length <= max) return flat;
   // Never cut between the two halves of a surrogate pair (an emoji, say).
   const end = /[\ud800-\udbff]/.test(flat[max - 1]!) ? max - 1 : max;

@@ -1,11 +1,17 @@
 // Runs in the parser's worker threads (parse.ts): parses one message and answers
 // with its metadata and the decoded bytes of the attachments that metadata lists,
 // all of them in one buffer moved (not copied) back to the server's thread.
+import { parentPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { Email } from 'postal-mime';
-import { buildMetadata, contentBytes, parseHeaderBlock, parseMessage } from './metadata.js';
+import PostalMime, { type Email } from 'postal-mime';
+import { buildMetadata, contentBytes, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
 
-export type ParseTask = { op: 'parse' | 'headers'; raw: Uint8Array } | { op: 'attachment'; raw: Uint8Array; index: number };
+export type ParseTask = { id: number; raw: Uint8Array } & ({ op: 'parse' | 'headers' } | { op: 'attachment'; index: number });
+
+/** Posted when a task starts running, so that its budget excludes the time it waited for a thread. */
+export interface StartedMessage {
+  parseTaskStarted: number;
+}
 
 export interface WorkerAttachment {
   filename: string;
@@ -21,6 +27,8 @@ export interface WorkerResult {
   attachments: WorkerAttachment[];
   /** Every listed attachment's bytes, back to back. */
   contents: ArrayBuffer;
+  /** The parser refused the message (limits, malformed): only its header block was read. */
+  degraded: boolean;
 }
 
 function bytesOf(content: ArrayBuffer | Uint8Array | string): Uint8Array {
@@ -28,8 +36,10 @@ function bytesOf(content: ArrayBuffer | Uint8Array | string): Uint8Array {
   return content instanceof ArrayBuffer ? new Uint8Array(content) : content;
 }
 
-function result(email: Email | undefined, listed: number, pick?: number): WorkerResult {
+function result(email: Email | undefined, degraded: boolean, pick?: number): WorkerResult {
   const metadata = buildMetadata(email, 0);
+  // Only the attachments the metadata lists are kept (it may have dropped some to fit).
+  const listed = metadata.attachments.length;
   const wanted = (email?.attachments ?? []).slice(0, listed).filter((_, i) => pick === undefined || i === pick);
   const total = wanted.reduce((n, a) => n + contentBytes(a.content), 0);
   const contents = new ArrayBuffer(total);
@@ -43,18 +53,24 @@ function result(email: Email | undefined, listed: number, pick?: number): Worker
     return entry;
   });
   const from = email?.from && !email.from.group ? email.from.address : undefined;
-  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, contents };
+  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, contents, degraded };
 }
 
 export default async function parseTask(task: ParseTask) {
+  parentPort?.postMessage({ parseTaskStarted: task.id } satisfies StartedMessage);
   let out: WorkerResult;
-  if (task.op === 'headers') out = result(await parseHeaderBlock(task.raw), 0);
+  if (task.op === 'headers') out = result(await parseHeaderBlock(task.raw), true);
   else {
-    const email = await parseMessage(task.raw);
-    // Only the attachments the metadata lists are kept (it may have dropped some to fit).
-    const listed = buildMetadata(email, 0).attachments.length;
-    if (task.op === 'attachment') out = result(email, listed, task.index < listed ? task.index : -1);
-    else out = result(email, listed);
+    let email: Email | undefined;
+    let degraded = false;
+    try {
+      email = await PostalMime.parse(task.raw, PARSE_OPTIONS);
+    } catch {
+      // Past a limit (nesting, header bytes) or unparseable: the header block alone describes it.
+      email = await parseHeaderBlock(task.raw);
+      degraded = true;
+    }
+    out = task.op === 'attachment' ? result(degraded ? undefined : email, degraded, task.index) : result(email, degraded);
   }
   // Moved, not copied: the result object travels by value, its one buffer is transferred.
   return Piscina.move({ [Piscina.transferableSymbol]: out.contents, [Piscina.valueSymbol]: out } as unknown as ArrayBuffer) as unknown as WorkerResult;

@@ -1,14 +1,26 @@
 // MIME parsing off the event loop: each message is parsed once, on arrival, in a
-// worker thread (parse-worker.ts, postal-mime 4) within a time budget. A message
+// worker thread (parse-worker.ts, postal-mime 4) within a time budget counted from
+// when a thread takes it up, so one queued behind a slow message keeps it all. A message
 // that takes longer has its worker ended and is described by its header block
 // alone, read by a fresh worker under a short budget of its own; past that, by
 // nothing. So no message, however it is built, holds the server's thread.
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
-import { buildMetadata } from './metadata.js';
-import type { ParseTask, WorkerResult } from './parse-worker.js';
+import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
+import type { ParseTask, StartedMessage, WorkerResult } from './parse-worker.js';
 
 export { buildMetadata, parseMessage } from './metadata.js';
+export {
+  MAX_ATTACHMENTS_LISTED,
+  MAX_CODES,
+  MAX_FIELD_CHARS,
+  MAX_FILENAME_CHARS,
+  MAX_LINK_CHARS,
+  MAX_LINKS,
+  MAX_METADATA_BYTES,
+  MAX_RECIPIENTS_LISTED,
+  PARSE_OPTIONS,
+} from './metadata.js';
 
 export interface ParsedAttachment {
   filename: string;
@@ -25,14 +37,19 @@ export interface ParsedMessage {
   messageId: string;
   /** Decoded bytes of exactly the attachments metadata.attachments lists, in that order. */
   attachments: ParsedAttachment[];
-  /** The parse ran out of its budget (or failed): only the header block was read. */
+  /** The parse ran out of its budget or failed: only the header block was read. */
   degraded: boolean;
 }
 
 export interface ParserOptions {
+  /** Worker threads (default 1). */
   threads?: number;
-  /** Budget of one parse; past it the worker is ended. */
+  /** Budget of one parse, counted from when a thread takes it up; past it the worker is ended. */
   timeoutMs?: number;
+  /** Longest a message may wait for a free thread; past it, it is stored with empty metadata (default 60 s). */
+  maxWaitMs?: number;
+  /** Heap limit of each worker; a parse that needs more fails like one out of time. */
+  maxHeapMb?: number;
 }
 
 export interface MessageParser {
@@ -40,11 +57,19 @@ export interface MessageParser {
   parse(raw: Buffer): Promise<ParsedMessage>;
   /** Attachment `index` of a stored message (mail kept before attachments were stored); undefined when unknown. */
   readAttachment(raw: Buffer, index: number): Promise<ParsedAttachment | undefined>;
+  /** Ends the workers; later calls answer as if every parse failed. */
   close(): Promise<void>;
 }
 
-/** Budget of the header-block fallback. */
+export const DEFAULT_PARSE_TIMEOUT_MS = 5000;
+/** Twelve full budgets: only a pool flooded with hostile mail, or one whose workers cannot start, waits that long. */
+const DEFAULT_MAX_WAIT_MS = 60_000;
+/** Budget of the header-block fallback (64 KiB of headers parse in well under 100 ms). */
 const HEADERS_TIMEOUT_MS = 1000;
+/** The fallback reads no more than this of a message (metadata.ts parseHeaderBlock), so no more is copied to it. */
+const HEADER_BLOCK_BYTES = 64 * 1024;
+/** A legitimate 10 MB message needs well under this; a hostile one is stopped by it rather than by the host. */
+const DEFAULT_MAX_HEAP_MB = 512;
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
@@ -52,42 +77,104 @@ function attachmentsOf(r: WorkerResult): ParsedAttachment[] {
   return r.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(r.contents, a.offset, a.length) }));
 }
 
-export function createMessageParser(opts: ParserOptions = {}): MessageParser {
-  const threads = opts.threads ?? 1;
-  const timeoutMs = opts.timeoutMs ?? 5000;
-  const pool = new Piscina<ParseTask, WorkerResult>({
-    filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
-    minThreads: threads,
-    maxThreads: threads,
-    // From source the worker needs the TypeScript loader; never the process's V8 flags.
-    execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
-    // Parsing is CPU-bound: one task at a time per thread.
-    concurrentTasksPerWorker: 1,
-  });
+/** Bytes copied per turn of the event loop: one copy of 10 MB takes 10-20 ms, a slice of 1 MiB one or two. */
+const COPY_SLICE_BYTES = 1024 * 1024;
 
-  /** Runs a task within `ms`; undefined when it failed or ran out of time (its worker is then ended). */
-  async function run(task: ParseTask, ms: number): Promise<WorkerResult | undefined> {
+/** A copy of exactly the message's bytes, to be moved: posting the view itself would clone its whole backing buffer (up to the SMTP size limit). */
+async function ownCopy(raw: Buffer): Promise<ArrayBuffer> {
+  const copy = new ArrayBuffer(raw.byteLength);
+  const view = new Uint8Array(copy);
+  for (let at = 0; at < raw.byteLength; at += COPY_SLICE_BYTES) {
+    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
+    view.set(raw.subarray(at, at + COPY_SLICE_BYTES), at);
+  }
+  return copy;
+}
+
+/** Metadata of a message nothing could be read from. */
+function nothing(): ParsedMessage {
+  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true };
+}
+
+export function createMessageParser(opts: ParserOptions = {}): MessageParser {
+  const threads = Math.max(1, Math.floor(opts.threads ?? 1));
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
+  const maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  let closed = false;
+  // Each task's budget starts when its worker reports it started, not while it waits for a thread.
+  let nextId = 0;
+  const starters = new Map<number, () => void>();
+
+  function startPool(): Piscina<ParseTask, WorkerResult> {
+    const p = new Piscina<ParseTask, WorkerResult>({
+      filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      // From source the worker needs the TypeScript loader; never the process's V8 flags.
+      execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
+      // Parsing is CPU-bound: one task at a time per thread.
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? DEFAULT_MAX_HEAP_MB },
+    });
+    p.on('message', (m: Partial<StartedMessage> | null) => {
+      if (typeof m?.parseTaskStarted === 'number') starters.get(m.parseTaskStarted)?.();
+    });
+    // Piscina gives up on workers that die while starting, leaving its queue to wait forever: start afresh.
+    p.on('error', () => {
+      if (p === pool && !closed && p.threads.length === 0) {
+        pool = startPool();
+        void p.destroy();
+      }
+    });
+    return p;
+  }
+  let pool = startPool();
+
+  /** A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs). */
+  async function run(op: ParseTask['op'], raw: Buffer, ms: number, index = 0): Promise<WorkerResult | 'failed' | 'unstarted'> {
+    // A destroyed pool would start new workers for a late task.
+    if (closed) return 'unstarted';
+    const id = nextId++;
+    const abort = new AbortController();
+    let started = false;
+    let timer = setTimeout(() => abort.abort(), maxWaitMs);
+    starters.set(id, () => {
+      started = true;
+      clearTimeout(timer);
+      timer = setTimeout(() => abort.abort(), ms);
+    });
     try {
-      return await pool.run(task, { signal: AbortSignal.timeout(ms) });
+      const copy = await ownCopy(raw);
+      const bytes = new Uint8Array(copy);
+      const task: ParseTask = op === 'attachment' ? { id, op, raw: bytes, index } : { id, op, raw: bytes };
+      return await pool.run(task, { signal: abort.signal, transferList: [copy] });
     } catch {
-      return undefined;
+      return started || !abort.signal.aborted ? 'failed' : 'unstarted';
+    } finally {
+      starters.delete(id);
+      clearTimeout(timer);
     }
   }
 
-  const nothing = (): ParsedMessage => ({ metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true });
-
   return {
     async parse(raw) {
-      const full = await run({ op: 'parse', raw }, timeoutMs);
-      if (full) return { metadata: full.metadata, fromAddress: full.fromAddress, messageId: full.messageId, attachments: attachmentsOf(full), degraded: false };
-      const head = await run({ op: 'headers', raw }, HEADERS_TIMEOUT_MS);
-      if (!head) return nothing();
+      const full = await run('parse', raw, timeoutMs);
+      if (typeof full === 'object') return { metadata: full.metadata, fromAddress: full.fromAddress, messageId: full.messageId, attachments: attachmentsOf(full), degraded: full.degraded };
+      // No thread free for that long: reading the header block would wait as long again.
+      if (full === 'unstarted') return nothing();
+      const head = await run('headers', raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS);
+      if (typeof head !== 'object') return nothing();
       return { metadata: head.metadata, fromAddress: head.fromAddress, messageId: head.messageId, attachments: [], degraded: true };
     },
     async readAttachment(raw, index) {
-      const r = await run({ op: 'attachment', raw, index }, timeoutMs);
-      return r ? attachmentsOf(r)[0] : undefined;
+      if (!Number.isInteger(index) || index < 0 || index >= MAX_ATTACHMENTS_LISTED) return undefined;
+      const r = await run('attachment', raw, timeoutMs, index);
+      return typeof r === 'object' ? attachmentsOf(r)[0] : undefined;
     },
-    close: () => pool.close({ force: true }),
+    // Running parses are cut short too: close must not wait out a hostile message's budget.
+    close: () => {
+      closed = true;
+      return pool.destroy();
+    },
   };
 }
