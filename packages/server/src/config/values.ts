@@ -1,0 +1,111 @@
+// Parsers of environment values: each returns the value or throws a ConfigError
+// whose message says what the variable accepts (never the value it was given).
+import { isIP } from 'node:net';
+import { Type, type TInteger } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { parseDuration } from './duration.js';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface RateLimitRule {
+  /** Requests allowed per window; 0 disables the limit. */
+  max: number;
+  windowSeconds: number;
+}
+
+export type TrustProxy = boolean | number | string | string[];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** A whole number in decimal digits that the TypeBox schema accepts; `accepts` is the error's wording. */
+function integer(schema: TInteger, accepts: string): (raw: string) => number {
+  return (raw) => {
+    const n = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
+    if (!Value.Check(schema, n)) throw new ConfigError(accepts);
+    return n;
+  };
+}
+
+export const port = integer(Type.Integer({ minimum: 0, maximum: 65535 }), 'a port number 0..65535');
+export const positiveInt = integer(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), 'a positive whole number');
+/** 0 (no limit) or a positive whole number. */
+export const count = integer(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), 'a whole number, 0 for no limit');
+
+export function atLeast(raw: string, min: number): number {
+  return integer(Type.Integer({ minimum: min, maximum: Number.MAX_SAFE_INTEGER }), `a whole number of at least ${min}`)(raw);
+}
+
+export function host(raw: string): string {
+  if (raw === '' || /\s/.test(raw)) throw new ConfigError('an IP address or host name');
+  return raw;
+}
+
+/** A file-system path: anything but empty or a NUL byte (spaces are fine). */
+export function path(raw: string): string {
+  if (raw === '' || raw.includes('\0')) throw new ConfigError('a directory path');
+  return raw;
+}
+
+export function bool(raw: string): boolean {
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError('true or false');
+}
+
+
+export function duration(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === undefined || ms <= 0) throw new ConfigError('a duration such as 30s, 15m, 12h or 7d');
+  return ms;
+}
+
+export function optional(raw: string): string | undefined {
+  return raw === '' ? undefined : raw;
+}
+
+const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+export function domains(raw: string): string[] {
+  const list = raw.split(',').map((d) => d.trim().toLowerCase()).filter((d) => d !== '');
+  if (list.length === 0 || !list.every((d) => DOMAIN_RE.test(d))) throw new ConfigError('a comma-separated list of domain names');
+  return [...new Set(list)];
+}
+
+export function parseRateLimit(raw: string): RateLimitRule {
+  if (raw === '0') return { max: 0, windowSeconds: 1 };
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new ConfigError('<max>/<seconds> with both at least 1, or 0 to disable');
+  return { max: Number(m[1]), windowSeconds: Number(m[2]) };
+}
+
+/** Fastify's trustProxy forms: true/false, a hop count, or addresses/CIDRs. */
+export function parseTrustProxy(raw: string): TrustProxy | undefined {
+  if (raw === '') return undefined;
+  const v = raw.toLowerCase();
+  // "true" would believe the left-most X-Forwarded-For entry, which the client writes itself.
+  if (v === 'true') throw new ConfigError('a hop count (such as 1) or the proxies\' addresses; trusting every proxy is refused because it lets clients choose their own address');
+  if (v === 'false') return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const ok = list.every((entry) => {
+    const [ip, bits, extra] = entry.split('/');
+    if (extra !== undefined || ip === undefined) return false;
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(ip) && bits === undefined) return true;
+    const family = isIP(ip);
+    if (family === 0) return false;
+    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  });
+  if (!ok || list.length === 0) throw new ConfigError('a hop count, or a comma list of IPs/CIDRs (loopback, linklocal, uniquelocal allowed)');
+  return list.length === 1 ? list[0] : list;
+}
+
+
+
+export function secret(raw: string): string | undefined {
+  if (raw === '') return undefined;
+  if (raw.length < 32) throw new ConfigError('a secret of at least 32 characters (or leave it unset to generate one)');
+  return raw;
+}

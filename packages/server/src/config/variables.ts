@@ -1,0 +1,298 @@
+// Every environment variable: name, default, what it accepts, what it means, and
+// how it sets the configuration. The defaults of the running server and the README's
+// configuration table both come from this one list.
+import { hostname } from 'node:os';
+import { RATE_LIMIT_ROUTES, type Config, type RateLimitRoute } from './config.js';
+import { atLeast, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret } from './values.js';
+
+type Setter = (c: Config, raw: string) => void;
+
+export interface VariableSpec {
+  name: string;
+  /** The default as the README shows it; one in parentheses describes "unset". */
+  default: string;
+  /** The default value when it is computed at start-up (and so cannot be the text above). */
+  value?: () => string;
+  accepts: string;
+  description: string;
+  set: Setter;
+}
+
+// Names nobody may claim (docs/security.md "Names"): the five addresses certificate
+// authorities mail to prove control of a domain (CA/Browser Forum Baseline Requirements
+// 3.2.2.4.4: admin, administrator, webmaster, hostmaster, postmaster), the role
+// mailboxes of RFC 2142 (abuse, noc, security, info, marketing, sales, support, usenet,
+// news, www, uucp, ftp), and the usual system and bounce names.
+export const DEFAULT_BLOCKLIST = [
+  'admin',
+  'administrator',
+  'webmaster',
+  'hostmaster',
+  'postmaster',
+  'abuse',
+  'noc',
+  'security',
+  'info',
+  'marketing',
+  'sales',
+  'support',
+  'usenet',
+  'news',
+  'www',
+  'uucp',
+  'ftp',
+  'root',
+  'sysadmin',
+  'ssladmin',
+  'ssladministrator',
+  'sslwebmaster',
+  'it',
+  'mailerdaemon',
+  'daemon',
+  'nobody',
+  'operator',
+  'noreply',
+  'donotreply',
+  'bounce',
+  'bounces',
+  'dmarc',
+  'dmarcreports',
+  'billing',
+  'help',
+  'privacy',
+  'legal',
+].join(',');
+export const CONFIG_VARIABLES: VariableSpec[] = [
+  { name: 'HTTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the HTTP API listens on.', set: (c, r) => (c.httpHost = host(r)) },
+  { name: 'HTTP_PORT', default: '8080', accepts: '0..65535', description: 'Port of the HTTP API (0 picks a free port).', set: (c, r) => (c.httpPort = port(r)) },
+  { name: 'SMTP_HOST', default: '0.0.0.0', accepts: 'IP or host', description: 'Address the SMTP receiver listens on.', set: (c, r) => (c.smtpHost = host(r)) },
+  { name: 'SMTP_PORT', default: '2525', accepts: '0..65535', description: 'Port of the SMTP receiver (use 25 in production).', set: (c, r) => (c.smtpPort = port(r)) },
+  {
+    name: 'SMTP_HOSTNAME',
+    default: '(the machine host name)',
+    value: () => hostname() || 'localhost',
+    accepts: 'host name',
+    description: 'Name the SMTP server greets with and writes into Received: lines.',
+    set: (c, r) => (c.smtpHostname = host(r)),
+  },
+  { name: 'SMTP_TLS_CERT', default: '(unset)', accepts: 'PEM file path', description: 'Certificate for STARTTLS; STARTTLS is offered only when this and SMTP_TLS_KEY are set.', set: (c, r) => (c.smtpTlsCert = optional(r)) },
+  { name: 'SMTP_TLS_KEY', default: '(unset)', accepts: 'PEM file path', description: 'Private key for STARTTLS.', set: (c, r) => (c.smtpTlsKey = optional(r)) },
+  { name: 'DATA_DIR', default: './data', accepts: 'directory path', description: 'Holds the SQLite file and the generated secrets (created 0700, its files 0600).', set: (c, r) => (c.dataDir = path(r)) },
+  {
+    name: 'DATABASE_URL',
+    default: '(unset = SQLite in DATA_DIR)',
+    accepts: 'postgres://… URL',
+    description: 'Selects PostgreSQL storage for multi-node deployments.',
+    set: (c, r) => {
+      if (r !== '' && !/^postgres(ql)?:\/\//.test(r)) throw new ConfigError('a postgres:// or postgresql:// URL, or empty for SQLite');
+      c.databaseUrl = optional(r);
+    },
+  },
+  {
+    name: 'DATABASE_SCHEMA',
+    default: '(unset = the connection default, usually public)',
+    accepts: 'SQL identifier',
+    description: 'PostgreSQL schema to keep the tables in; created when missing.',
+    set: (c, r) => {
+      if (r !== '' && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(r)) throw new ConfigError('a schema name of letters, digits and _ (at most 63)');
+      c.databaseSchema = optional(r);
+    },
+  },
+  {
+    name: 'REDIS_URL',
+    default: '(unset = in-process)',
+    accepts: 'redis:// URL',
+    description: 'Shares rate-limit counters and inbox events (push, long-poll) between nodes.',
+    set: (c, r) => {
+      if (r !== '' && !/^rediss?:\/\//.test(r)) throw new ConfigError('a redis:// or rediss:// URL');
+      c.redisUrl = optional(r);
+    },
+  },
+  {
+    name: 'REDIS_KEY_PREFIX',
+    default: 'ti:',
+    accepts: 'printable text without spaces',
+    description: 'Prefix of every Redis key, so deployments can share one Redis.',
+    set: (c, r) => {
+      if (!/^[\x21-\x7e]{1,64}$/.test(r)) throw new ConfigError('1-64 printable characters without spaces');
+      c.redisKeyPrefix = r;
+    },
+  },
+  { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'Domains mail is accepted for; the first is the default for new addresses.', set: (c, r) => (c.mailDomains = domains(r)) },
+  { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.jwtSecret = secret(r)) },
+  { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.sessionSecret = secret(r)) },
+  { name: 'TURNSTILE_SECRET_KEY', default: '(unset = challenge disabled)', accepts: 'string', description: 'Enables the bot challenge on POST /api/new_address.', set: (c, r) => (c.turnstileSecretKey = optional(r)) },
+  { name: 'TURNSTILE_SITE_KEY', default: '(unset)', accepts: 'string', description: 'Site key shown to the browser UI.', set: (c, r) => (c.turnstileSiteKey = optional(r)) },
+  {
+    name: 'TURNSTILE_VERIFY_URL',
+    default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+    accepts: 'http(s) URL',
+    description: 'Where challenge tokens are verified (overridable for tests and proxies).',
+    set: (c, r) => {
+      if (!/^https?:\/\/\S+$/.test(r) || !URL.canParse(r)) throw new ConfigError('an http:// or https:// URL');
+      c.turnstileVerifyUrl = r;
+    },
+  },
+  { name: 'CUSTOM_NAMES', default: 'true', accepts: 'true or false', description: 'false refuses requested names (403); random names still work.', set: (c, r) => (c.customNames = bool(r)) },
+  {
+    name: 'NAME_BLOCKLIST',
+    default: DEFAULT_BLOCKLIST,
+    accepts: 'comma list of names',
+    description: 'Local parts that can never be requested (400), compared after removing ".", "-" and "_"; setting it replaces the default list (docs/security.md "Names").',
+    set: (c, r) => (c.nameBlocklist = r.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
+  },
+  ...Object.entries(RATE_LIMIT_ROUTES).map(
+    ([route, rule]): VariableSpec => ({
+      name: `RATE_LIMIT_${route}`,
+      default: `${rule.max}/${rule.windowSeconds}`,
+      accepts: '<max>/<seconds>, or 0',
+      description: `Per-IP limit of ${route.toLowerCase().replace(/_/g, ' ')} requests; 0 disables it.`,
+      set: (c, r) => (c.rateLimits[route as RateLimitRoute] = parseRateLimit(r)),
+    }),
+  ),
+    {
+    name: 'TRUST_PROXY',
+    default: '(unset = trust no proxy)',
+    accepts: 'hop count, or IP/CIDR list',
+    description: "Which proxies' X-Forwarded-For to believe: the number of proxies in front (usually 1) or their addresses. true is refused: it would believe what the client writes.",
+    set: (c, r) => (c.trustProxy = parseTrustProxy(r)),
+  },
+  { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.maxMessageBytes = positiveInt(r)) },
+  { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mailTtlMs = duration(r)) },
+  { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.addressTtlMs = duration(r)) },
+  { name: 'SWEEP_INTERVAL', default: '1m', accepts: 'duration (s, m, h, d)', description: 'How often the retention sweep runs.', set: (c, r) => (c.sweepIntervalMs = duration(r)) },
+  {
+    name: 'EVENTS_HEARTBEAT',
+    default: '15s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'How often an idle GET /api/events stream gets a comment line (keeps proxies from closing it) and its token is checked again.',
+    set: (c, r) => (c.eventsHeartbeatMs = duration(r)),
+  },
+  {
+    name: 'METRICS_TOKEN',
+    default: '(unset = no /metrics)',
+    accepts: 'string, 16+ characters',
+    description: 'Serves Prometheus metrics at GET /metrics to requests with "Authorization: Bearer <this token>".',
+    set: (c, r) => {
+      if (r !== '' && r.length < 16) throw new ConfigError('a token of at least 16 characters (or leave it unset for no /metrics)');
+      c.metricsToken = optional(r);
+    },
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    accepts: LOG_LEVELS.join(', '),
+    description: 'Structured (JSON) log verbosity.',
+    set: (c, r) => {
+      if (!LOG_LEVELS.includes(r)) throw new ConfigError(`one of ${LOG_LEVELS.join(', ')}`);
+      c.logLevel = r;
+    },
+  },
+  // Limits on what one SMTP client can take (docs/security.md).
+  { name: 'RATE_LIMITS', default: 'on', accepts: 'on or off', description: 'off disables every per-client rate limit, HTTP and SMTP (for test environments).', set: (c, r) => (c.rateLimitsOn = bool(r)) },
+  { name: 'SMTP_MAX_CLIENTS', default: '1000', accepts: 'positive integer', description: 'SMTP connections open at once, in all; more get 421.', set: (c, r) => (c.smtpMaxClients = positiveInt(r)) },
+  {
+    name: 'SMTP_MAX_CLIENTS_PER_IP',
+    default: '10',
+    accepts: 'positive integer',
+    description: 'SMTP connections open at once from one client (IPv4 address, IPv6 /64); more get 421 4.7.0.',
+    set: (c, r) => (c.smtpMaxClientsPerIp = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_INFLIGHT_BYTES',
+    default: '134217728',
+    accepts: 'positive integer (bytes)',
+    description: 'Message bytes held in memory for unfinished DATA, all clients together; past it MAIL FROM and DATA get 452 4.3.1 (try later).',
+    set: (c, r) => (c.smtpInflightBytes = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_TRANSACTION_TIMEOUT',
+    default: '10m',
+    accepts: 'duration (s, m, h, d)',
+    description: 'Longest time from MAIL FROM to the end of DATA; a slower transaction is ended with 421 and the connection closed.',
+    set: (c, r) => (c.smtpTransactionTimeoutMs = duration(r)),
+  },
+  {
+    name: 'SMTP_MAX_BAD_RECIPIENTS',
+    default: '20',
+    accepts: 'positive integer',
+    description: 'Refused recipients one SMTP session may try; the next gets 421 and the connection is closed.',
+    set: (c, r) => (c.smtpMaxBadRecipients = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_BAD_RECIPIENT_DELAY',
+    default: '1s',
+    accepts: 'duration, or 0',
+    description: 'Each refused recipient after the third in a session is answered this much later (slows down address probing).',
+    set: (c, r) => (c.smtpBadRecipientDelayMs = r === '0' ? 0 : duration(r)),
+  },
+  {
+    name: 'SMTP_RATE_MESSAGES',
+    default: '120/60',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Messages one client may send per window (shared through Redis); more get 421 4.7.0 at MAIL FROM.',
+    set: (c, r) => (c.smtpRateMessages = parseRateLimit(r)),
+  },
+  {
+    name: 'SMTP_RATE_RECIPIENTS',
+    default: '600/60',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Accepted recipients one client may give per window (shared through Redis); more get 452 4.7.0 at RCPT TO.',
+    set: (c, r) => (c.smtpRateRecipients = parseRateLimit(r)),
+  },
+  {
+    name: 'SMTP_RATE_BYTES',
+    default: '209715200/60',
+    accepts: '<bytes>/<seconds>, or 0',
+    description: 'Message bytes one client may send per window (shared through Redis); a message past it gets 452 4.7.0 and is not stored.',
+    set: (c, r) => (c.smtpRateBytes = parseRateLimit(r)),
+  },
+  { name: 'ADDRESS_MAX_MAILS', default: '1000', accepts: 'integer, 0 = no limit', description: 'Live mails one address may hold; at the limit RCPT TO gets 452 4.2.2.', set: (c, r) => (c.addressMaxMails = count(r)) },
+  {
+    name: 'ADDRESS_MAX_BYTES',
+    default: '104857600',
+    accepts: 'integer (bytes), 0 = no limit',
+    description: 'Bytes of live mail one address may hold; at the limit RCPT TO gets 452 4.2.2 (one message may cross it).',
+    set: (c, r) => (c.addressMaxBytes = count(r)),
+  },
+  { name: 'PARSE_TIMEOUT', default: '5s', accepts: 'duration (s, m, h, d)', description: 'Time budget to parse one message (in a worker thread); past it only its header is read.', set: (c, r) => (c.parseTimeoutMs = duration(r)) },
+  {
+    name: 'SQLITE_SYNCHRONOUS',
+    default: 'FULL',
+    accepts: 'FULL or NORMAL',
+    description: 'FULL: a mail is on disk (fsync) before its 250 and survives a power loss. NORMAL: faster, survives a crash of the process only.',
+    set: (c, r) => {
+      const v = r.toUpperCase();
+      if (v !== 'FULL' && v !== 'NORMAL') throw new ConfigError('FULL or NORMAL');
+      c.sqliteSynchronous = v;
+    },
+  },
+  // Input sizes (docs/security.md "Limits").
+  {
+    name: 'SMTP_MAX_LINE_BYTES',
+    default: '2048',
+    accepts: 'integer, at least 512',
+    description: 'Longest SMTP command line (RFC 5321 §4.5.3.1.4 allows 512 plus extensions); a longer one gets 421 and the connection is closed.',
+    set: (c, r) => (c.smtpMaxLineBytes = atLeast(r, 512)),
+  },
+  {
+    name: 'SMTP_MAX_RECIPIENTS',
+    default: '100',
+    accepts: 'integer, at least 100',
+    description: 'Recipients of one message (RFC 5321 §4.5.3.1.8 asks for at least 100); more get 452 4.5.3.',
+    set: (c, r) => (c.smtpMaxRecipients = atLeast(r, 100)),
+  },
+  { name: 'HTTP_BODY_LIMIT', default: '65536', accepts: 'positive integer (bytes)', description: 'Largest HTTP request body; a larger one gets 413.', set: (c, r) => (c.httpBodyLimit = positiveInt(r)) },
+  {
+    name: 'HTTP_MAX_PARAM_LENGTH',
+    default: '200',
+    accepts: 'positive integer',
+    description: 'Longest path parameter (a mail uuid, an attachment id); a longer one is 404.',
+    set: (c, r) => (c.httpMaxParamLength = positiveInt(r)),
+  },
+  { name: 'JWT_MAX_LENGTH', default: '4096', accepts: 'positive integer', description: 'Longest token accepted; a longer one is 401 without being verified.', set: (c, r) => (c.jwtMaxLength = positiveInt(r)) },
+  { name: 'EVENTS_PER_CLIENT', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once from one client; more get 429.', set: (c, r) => (c.eventsPerClient = positiveInt(r)) },
+  { name: 'EVENTS_PER_ADDRESS', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once on one address; more get 429.', set: (c, r) => (c.eventsPerAddress = positiveInt(r)) },
+  { name: 'EVENTS_PER_NODE', default: '10000', accepts: 'positive integer', description: 'Event streams and waits open at once on one node; more get 503.', set: (c, r) => (c.eventsPerNode = positiveInt(r)) },
+  { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail.', set: (c, r) => (c.parseThreads = positiveInt(r)) },
+];
