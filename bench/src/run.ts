@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiRead } from './api-read.js';
 import { growth } from './growth.js';
+import { hostile } from './hostile.js';
 import { latency } from './latency.js';
 import { buildFingerprint, machineInfo } from './lib/machine.js';
 import { RESULTS_DIR, ROOT } from './lib/paths.js';
@@ -23,6 +24,7 @@ const BENCHES: Record<string, Bench> = {
   latency,
   growth,
   memory,
+  hostile,
 };
 
 const argv = process.argv.slice(2);
