@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import PostalMime from 'postal-mime';
 import { api, ApiError, metadataOf, type FullMail, type MailListItem, type SessionListing, type UiConfig } from './api.js';
+import { connectLive, type LiveState } from './live.js';
+import { LiveStatus } from './live-status.js';
 import { Turnstile } from './turnstile.js';
 
 const PAGE = 50;
@@ -205,7 +207,7 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
   const [mails, setMails] = useState<MailListItem[]>([]);
   const [count, setCount] = useState(0);
   const [selected, setSelected] = useState<string | undefined>();
-  const [live, setLive] = useState(false);
+  const [live, setLive] = useState<LiveState>({ kind: 'connecting' });
   const reloadRef = useRef(reload);
   reloadRef.current = reload;
 
@@ -217,40 +219,43 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
     });
   }, [address, run]);
 
-  // New mail, deletions and clears arrive over Server-Sent Events; the browser
-  // reconnects by itself and the server replays what was missed (Last-Event-ID).
-  useEffect(() => {
-    const events = new EventSource('/api/events');
-    events.addEventListener('ready', () => setLive(true));
-    events.addEventListener('mail', (e) => {
-      const item = JSON.parse((e as MessageEvent<string>).data) as MailListItem;
-      // A reconnect replays what the list may already hold: count each mail once.
-      setMails((list) => {
-        if (list.some((m) => m.uuid === item.uuid)) return list;
-        setCount((c) => c + 1);
-        return [item, ...list];
-      });
-    });
-    events.addEventListener('mail_deleted', (e) => {
-      const { uuid } = JSON.parse((e as MessageEvent<string>).data) as { uuid: string };
-      setMails((list) => {
-        const next = list.filter((m) => m.uuid !== uuid);
-        if (next.length !== list.length) setCount((c) => Math.max(0, c - 1));
-        return next;
-      });
-    });
-    events.addEventListener('inbox_cleared', () => {
-      setMails([]);
-      setCount(0);
-    });
-    events.addEventListener('address_deleted', () => void reloadRef.current());
-    events.onerror = () => {
-      setLive(false);
-      // Closed for good (the address or its token is gone): show the session as it is now.
-      if (events.readyState === EventSource.CLOSED) void reloadRef.current();
-    };
-    return () => events.close();
-  }, [address]);
+  // New mail, deletions and clears arrive over Server-Sent Events (live.ts); when the
+  // stream is refused or drops, the list is polled and the stream reopened with back-off.
+  useEffect(
+    () =>
+      connectLive({
+        onEvent(type, data) {
+          if (type === 'mail') {
+            const item = JSON.parse(data) as MailListItem;
+            // A reconnect replays what the list may already hold: count each mail once.
+            setMails((list) => {
+              if (list.some((m) => m.uuid === item.uuid)) return list;
+              setCount((c) => c + 1);
+              return [item, ...list];
+            });
+          } else if (type === 'mail_deleted') {
+            const { uuid } = JSON.parse(data) as { uuid: string };
+            setMails((list) => {
+              const next = list.filter((m) => m.uuid !== uuid);
+              if (next.length !== list.length) setCount((c) => Math.max(0, c - 1));
+              return next;
+            });
+          } else if (type === 'inbox_cleared') {
+            setMails([]);
+            setCount(0);
+          } else if (type === 'address_deleted') void reloadRef.current();
+        },
+        async poll() {
+          const page = await api.mails(PAGE, 0);
+          // The newest page replaces the head of the list; pages loaded with "More" stay.
+          setMails((list) => [...page.results, ...list.slice(PAGE).filter((m) => !page.results.some((x) => x.uuid === m.uuid))]);
+          setCount(page.count);
+        },
+        onGone: () => void reloadRef.current(),
+        onState: setLive,
+      }),
+    [address],
+  );
 
   const more = () =>
     run(async () => {
@@ -267,9 +272,7 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
           <strong>
             {count} mail{count === 1 ? '' : 's'}
           </strong>
-          <span class={live ? 'live on' : 'live'} title={live ? 'New mail appears here as it arrives' : 'Reconnecting…'}>
-            {live ? 'live' : 'offline'}
-          </span>
+          <LiveStatus state={live} />
           <button
             type="button"
             disabled={count === 0}
