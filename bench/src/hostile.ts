@@ -15,12 +15,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createAddress, httpRequest } from './lib/http.js';
 import { messageTemplate } from './lib/messages.js';
-import { CHILDREN_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
-import { makeTempDir, memoryOf, removeTempDir, sleep, startChild, waitForOutput, type Child } from './lib/procs.js';
+import { CHILDREN_DIR } from './lib/paths.js';
+import { makeTempDir, memoryOf, sleep } from './lib/procs.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 import { SmtpConnection } from './lib/smtp-client.js';
 import { fmt, MB, percentile, round } from './lib/stats.js';
-import { benchEnv } from './lib/temp-inbox.js';
+import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 
 const DELAY_P99_TARGET_MS = 50;
 const HEALTH_TARGET_MS = 1000;
@@ -28,40 +28,16 @@ const RSS_GROWTH_TARGET = 300 * MB;
 const HOLDERS = 150;
 const HOLD_BYTES = 3 * 1000 * 1000;
 
-interface Server {
-  child: Child;
-  httpUrl: string;
-  smtpPort: number;
+interface Server extends TempInbox {
   delayFile: string;
-  stop(): Promise<void>;
 }
 
+/** A bench server that reports its own event-loop delay (children/loop-delay.mjs). */
 async function startServer(name: string, env: Record<string, string>): Promise<Server> {
   const dataDir = makeTempDir('data');
   const delayFile = join(dataDir, 'loop-delay.json');
-  const child = startChild({
-    name,
-    args: ['--import', join(CHILDREN_DIR, 'loop-delay.mjs'), SERVER_MAIN],
-    nodeFlags: SERVER_NODE_FLAGS,
-    env: { ...benchEnv(), DATA_DIR: dataDir, LOOP_DELAY_FILE: delayFile, ...env },
-  });
-  try {
-    const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/, 120_000);
-    return {
-      child,
-      httpUrl: m[1]!,
-      smtpPort: Number(m[2]),
-      delayFile,
-      async stop() {
-        await child.stop();
-        removeTempDir(dataDir);
-      },
-    };
-  } catch (err) {
-    await child.stop();
-    removeTempDir(dataDir);
-    throw err;
-  }
+  const server = await startTempInbox({ name, dataDir, preload: join(CHILDREN_DIR, 'loop-delay.mjs'), env: { LOOP_DELAY_FILE: delayFile, ...env } });
+  return { ...server, delayFile };
 }
 
 /** Asks the server for its loop delay since the last ask (and resets it). */

@@ -24,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
 
 import { RESULTS_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
+import { BENCH_UNLIMITED } from './lib/temp-inbox.js';
 
 /** Every RATE_LIMIT_<ROUTE> of the service (packages/server/src/config/index.ts). */
 const RATE_LIMITED_ROUTES = ['NEW_ADDRESS', 'MAILS', 'MAIL', 'SETTINGS', 'SWITCH_ADDRESS', 'DELETE_ADDRESS', 'CLEAR_INBOX', 'ATTACHMENT'];
@@ -183,14 +184,9 @@ function startService(dataDir: string): Promise<Service> {
       SMTP_PORT: '0',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
-      ...limits,
       // The soak is one client standing for many senders: the per-client SMTP limits would refuse it.
-      SMTP_RATE_MESSAGES: '0',
-      SMTP_RATE_RECIPIENTS: '0',
-      SMTP_RATE_BYTES: '0',
-      SMTP_MAX_CLIENTS_PER_IP: '10000',
-      ADDRESS_MAX_MAILS: '0',
-      ADDRESS_MAX_BYTES: '0',
+      ...BENCH_UNLIMITED,
+      ...limits,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

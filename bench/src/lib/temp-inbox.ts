@@ -19,6 +19,8 @@ export interface StartTempInboxOptions {
   dataDir?: string;
   env?: Record<string, string>;
   name?: string;
+  /** A module the server process loads first (node --import), e.g. a probe. */
+  preload?: string;
 }
 
 /** Every bench server signs with this, so a bench can mint a JWT for a seeded address. */
@@ -58,7 +60,8 @@ export function benchEnv(): Record<string, string> {
 
 export async function startTempInbox(opts: StartTempInboxOptions = {}): Promise<TempInbox> {
   const dataDir = opts.dataDir ?? makeTempDir('data');
-  const child = startChild({ name: opts.name ?? 'temp-inbox', args: [SERVER_MAIN], nodeFlags: SERVER_NODE_FLAGS, env: { ...benchEnv(), DATA_DIR: dataDir, ...opts.env } });
+  const args = opts.preload ? ['--import', opts.preload, SERVER_MAIN] : [SERVER_MAIN];
+  const child = startChild({ name: opts.name ?? 'temp-inbox', args, nodeFlags: SERVER_NODE_FLAGS, env: { ...benchEnv(), DATA_DIR: dataDir, ...opts.env } });
   try {
     const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/, 120_000);
     return {

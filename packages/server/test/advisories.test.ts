@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { client, createAddress, DOMAIN, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, DOMAIN, message, openData, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
 /** One raw HTTP/1.1 request, so that the path reaches the server exactly as written. */
@@ -152,13 +152,7 @@ describe('advisories', { timeout: 120_000 }, () => {
 
   it('a DATA line longer than the message size limit gets 552 and nothing is stored', async () => {
     const { address, jwt } = await createAddress(server);
-    const smtp = await SmtpClient.connect(server.smtpPort);
-    await smtp.script([
-      ['EHLO client.test', 250],
-      ['MAIL FROM:<s@example.org>', 250],
-      [`RCPT TO:<${address}>`, 250],
-      ['DATA', 354],
-    ]);
+    const smtp = await openData(server.smtpPort, address);
     const r = await smtp.data(`Subject: long\r\n\r\n${'y'.repeat(2 * 1024 * 1024)}\r\n`);
     assert.match(r.text, /^552 5\.3\.4 /);
     await smtp.quit();
@@ -174,13 +168,7 @@ describe('advisories', { timeout: 120_000 }, () => {
     it(`SMTP smuggling (CVE-2023-51764 class), ${name}: exactly one message is stored, the smuggled one is body text`, async () => {
       const { address, jwt } = await createAddress(server);
       const smuggled = `MAIL FROM:<admin@${DOMAIN}>\r\nRCPT TO:<${address}>\r\nDATA\r\nSubject: smuggled\r\n\r\nevil\r\n`;
-      const smtp = await SmtpClient.connect(server.smtpPort);
-      await smtp.script([
-        ['EHLO client.test', 250],
-        ['MAIL FROM:<s@example.org>', 250],
-        [`RCPT TO:<${address}>`, 250],
-        ['DATA', 354],
-      ]);
+      const smtp = await openData(server.smtpPort, address);
       smtp.write(`Subject: outer\r\n\r\nbefore${terminator}${smuggled}\r\n.\r\n`);
       assert.equal((await smtp.reply()).code, 250);
       await smtp.quit();

@@ -1,20 +1,12 @@
 // Every input-size limit is a named configuration value (docs/security.md "Limits"):
 // each is tested at its value (accepted) and one past it (refused, with the reply
 // the docs give), over real SMTP and HTTP.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, createAddress, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, message, openData, sendMail, serversStoppedAfter, SmtpClient, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
-const servers: TestServer[] = [];
-after(async () => {
-  for (const s of servers) await s.close();
-});
-async function start(env: Record<string, string>): Promise<TestServer> {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
+const start = serversStoppedAfter();
 
 describe('input limits: SMTP', () => {
   it('SMTP_MAX_LINE_BYTES: a command line of exactly the limit is read; one byte more gets 421 and the connection is closed', async () => {
@@ -53,13 +45,7 @@ describe('input limits: SMTP', () => {
       return head + 'x'.repeat(n - head.length - 2) + '\r\n';
     };
     assert.equal((await sendMail(server.smtpPort, { to: [address], message: sized(limit) })).code, 250);
-    const smtp = await SmtpClient.connect(server.smtpPort);
-    await smtp.script([
-      ['EHLO client.test', 250],
-      ['MAIL FROM:<s@example.org>', 250],
-      [`RCPT TO:<${address}>`, 250],
-      ['DATA', 354],
-    ]);
+    const smtp = await openData(server.smtpPort, address);
     assert.match((await smtp.data(sized(limit + 1))).text, /^552 5\.3\.4 /);
     await smtp.quit();
     assert.equal((await client(server)('/api/mails?limit=10&offset=0', { jwt })).json.count, 1);

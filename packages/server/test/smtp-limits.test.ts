@@ -2,23 +2,15 @@
 // message bytes in memory, the length of a transaction, refused recipients,
 // messages, recipients and bytes per window, and each address's quota.
 // Each case starts a server with the limit made small and goes past it over real SMTP.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { client, createAddress, DOMAIN, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, DOMAIN, message, openData, sendMail, serversStoppedAfter, SmtpClient, type TestServer } from './helpers/harness.js';
 import { REDIS_URL, serviceAvailable } from './helpers/services.js';
 
-const servers: TestServer[] = [];
-after(async () => {
-  for (const s of servers) await s.close();
-});
-async function start(env: Record<string, string>): Promise<TestServer> {
-  const s = await startTestServer(env);
-  servers.push(s);
-  return s;
-}
+const start = serversStoppedAfter();
 
 /** Opens a raw connection and reads its first reply line (the greeting, or a refusal). */
 async function rawConnect(port: number): Promise<{ socket: Socket; first: string; closed: Promise<void> }> {
@@ -55,13 +47,7 @@ async function mailCount(server: TestServer, jwt: string): Promise<number> {
 
 /** Starts a transaction to `to` and sends `bytes` of body without the final dot. */
 async function unfinished(port: number, to: string, bytes: number): Promise<SmtpClient> {
-  const smtp = await SmtpClient.connect(port);
-  await smtp.script([
-    ['EHLO client.test', 250],
-    ['MAIL FROM:<s@example.org>', 250],
-    [`RCPT TO:<${to}>`, 250],
-    ['DATA', 354],
-  ]);
+  const smtp = await openData(port, to);
   smtp.write(`Subject: slow\r\n\r\n${'x'.repeat(bytes)}`);
   return smtp;
 }
@@ -193,13 +179,7 @@ describe('smtp limits: per client and window', () => {
     const server = await start({ SMTP_RATE_BYTES: '3000/60' });
     const { address, jwt } = await createAddress(server);
     await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'small' }, 'x'.repeat(1000)) });
-    const smtp = await SmtpClient.connect(server.smtpPort);
-    await smtp.script([
-      ['EHLO client.test', 250],
-      ['MAIL FROM:<s@example.org>', 250],
-      [`RCPT TO:<${address}>`, 250],
-      ['DATA', 354],
-    ]);
+    const smtp = await openData(server.smtpPort, address);
     const r = await smtp.data(message({ Subject: 'big' }, 'y'.repeat(2500)));
     assert.equal(r.code, 452);
     assert.match(r.text, /^452 4\.7\.0 Too many bytes from your address/);

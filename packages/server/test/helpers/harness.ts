@@ -1,6 +1,7 @@
 // Test harness: the whole service on port 0 with a fresh data directory, a
 // tiny HTTP client with a cookie jar, and an SMTP client that runs scripts.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { after } from 'node:test';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -228,6 +229,31 @@ export class SmtpClient {
       this.socket.destroy();
     }
   }
+}
+
+/** A session that has said EHLO, MAIL FROM, RCPT TO `to` and DATA (354): the message comes next. */
+export async function openData(port: number, to: string): Promise<SmtpClient> {
+  const smtp = await SmtpClient.connect(port);
+  await smtp.script([
+    ['EHLO client.test', 250],
+    ['MAIL FROM:<s@example.org>', 250],
+    [`RCPT TO:<${to}>`, 250],
+    ['DATA', 354],
+  ]);
+  return smtp;
+}
+
+/** start(env) starts a test server that is stopped when the file's tests are done. */
+export function serversStoppedAfter(): (env?: Record<string, string>) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
+  return async (env = {}) => {
+    const s = await startTestServer(env);
+    servers.push(s);
+    return s;
+  };
 }
 
 /**
