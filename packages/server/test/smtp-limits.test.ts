@@ -75,7 +75,7 @@ describe('smtp limits: connections per client', () => {
 });
 
 describe('smtp limits: message bytes held in memory', () => {
-  it('a message that does not fit SMTP_INFLIGHT_BYTES gets 452 4.3.1 and is not stored; MAIL FROM too while it is full', async () => {
+  it('a message that does not fit SMTP_INFLIGHT_BYTES is ended with 421 4.3.1 as it arrives and not stored; the others go on', async () => {
     const server = await start({ MAX_MESSAGE_BYTES: '1048576', SMTP_INFLIGHT_BYTES: '1048576' });
     const { address, jwt } = await createAddress(server);
     const first = await unfinished(server.smtpPort, address, 700_000);
@@ -84,8 +84,9 @@ describe('smtp limits: message bytes held in memory', () => {
     await new Promise((r) => setTimeout(r, 200));
     second.write(`${'y'.repeat(700_000)}\r\n.\r\n`);
     const r2 = await second.reply();
-    assert.equal(r2.code, 452);
-    assert.match(r2.text, /^452 4\.3\.1 /);
+    assert.equal(r2.code, 421);
+    assert.match(r2.text, /^421 4\.3\.1 /);
+    await assert.rejects(second.command('NOOP'), /closed/, 'the connection is closed');
     const third = await SmtpClient.connect(server.smtpPort);
     await third.script([['EHLO client.test', 250]]);
     // The first still holds 700,000 of 1,048,576 bytes: not full yet, a new transaction may start.
@@ -94,6 +95,28 @@ describe('smtp limits: message bytes held in memory', () => {
     assert.equal((await first.reply()).code, 250, 'the message that fitted is stored');
     assert.equal(await mailCount(server, jwt), 1);
     await Promise.all([first.quit(), second.quit(), third.quit()]);
+    await health(server);
+  });
+});
+
+describe('smtp limits: a full in-flight budget', () => {
+  it('while the unfinished messages leave less than 64 KiB of SMTP_INFLIGHT_BYTES, MAIL FROM gets 452 4.3.1', async () => {
+    const server = await start({ MAX_MESSAGE_BYTES: '1048576', SMTP_INFLIGHT_BYTES: '1048576' });
+    const { address } = await createAddress(server);
+    // 1,000,000 of 1,048,576 bytes: less than 64 KiB left.
+    const holder = await unfinished(server.smtpPort, address, 1_000_000);
+    const other = await SmtpClient.connect(server.smtpPort);
+    await other.script([['EHLO client.test', 250]]);
+    let r = await other.command('MAIL FROM:<s@example.org>');
+    for (let i = 0; i < 40 && r.code === 250; i++) {
+      // Until the holder's last bytes are in.
+      await other.command('RSET');
+      await new Promise((res) => setTimeout(res, 50));
+      r = await other.command('MAIL FROM:<s@example.org>');
+    }
+    assert.equal(r.code, 452);
+    assert.match(r.text, /^452 4\.3\.1 Too much mail in progress/);
+    await Promise.all([holder.quit(), other.quit()]);
     await health(server);
   });
 });

@@ -202,7 +202,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     name: 'SMTP_INFLIGHT_BYTES',
     default: '134217728',
     accepts: 'positive integer (bytes)',
-    description: 'Message bytes held in memory for unfinished DATA, all clients together; past it MAIL FROM and DATA get 452 4.3.1 (try later).',
+    description: 'Message bytes held in memory for unfinished DATA, all clients together; a message that does not fit ends its connection with 421 4.3.1, and MAIL FROM gets 452 4.3.1 while it is nearly full.',
     set: (c, r) => (c.smtpInflightBytes = positiveInt(r)),
   },
   {

@@ -1,9 +1,10 @@
 // One budget for the message bytes held in memory by every unfinished DATA, so
 // that many slow or unfinished transactions cannot take the process's memory:
-// a message that does not fit is dropped as it arrives and answered 452 4.3.1.
+// the transaction of a message that does not fit is ended (421 4.3.1) as it arrives.
 export interface InflightBudget {
   /** Bytes held now, by every message together. */
   readonly used: number;
+  /** Less than FULL_MARGIN left: a new transaction could not get far. */
   readonly full: boolean;
   /** A claim for one message: take() each chunk before keeping it; release() when done (idempotent). */
   claim(): InflightClaim;
@@ -16,6 +17,9 @@ export interface InflightClaim {
   release(): void;
 }
 
+/** What must be left of the budget for a new transaction to start. */
+export const FULL_MARGIN = 64 * 1024;
+
 export function createInflightBudget(limit: number): InflightBudget {
   let used = 0;
   return {
@@ -23,7 +27,7 @@ export function createInflightBudget(limit: number): InflightBudget {
       return used;
     },
     get full() {
-      return used >= limit;
+      return used > limit - FULL_MARGIN;
     },
     claim() {
       let held = 0;

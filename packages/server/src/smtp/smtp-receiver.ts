@@ -178,8 +178,13 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       s.claim = claim;
       const message = new MessageBuffer(opts.maxMessageBytes);
       stream.on('data', (c: Buffer) => {
-        // Past the size limit smtp-server answers 552 itself; past the budget we answer 452: stop buffering.
-        if (!stream.sizeExceeded && claim.take(c.length)) message.push(c);
+        // Past the size limit smtp-server answers 552 itself (and buffering stops).
+        if (stream.sizeExceeded || claim.overBudget) return;
+        if (claim.take(c.length)) return message.push(c);
+        // Past the budget: the connection is ended now (RFC 5321 §3.8), so its bytes cost neither memory nor reading.
+        metrics?.smtpMessage('deferred');
+        log.info({ session: session.id, remote: session.remoteAddress }, 'SMTP in-flight budget exceeded; closing');
+        closeSession(session, '4.3.1 Too much mail in progress here; try again in a few minutes');
       });
       stream.on('error', (err) => {
         endTransaction(s);
@@ -194,10 +199,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           metrics?.smtpMessage('too_large');
           return finish(reply(552, '5.3.4', 'Message exceeds the maximum size'));
         }
-        if (claim.overBudget) {
-          metrics?.smtpMessage('deferred');
-          return finish(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
-        }
+        if (claim.overBudget) return finish(reply(421, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
         const seen = new Set<number>();
         const recipients: Recipient[] = [];
         for (const rcpt of session.envelope.rcptTo) {
