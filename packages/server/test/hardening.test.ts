@@ -114,8 +114,11 @@ describe('TRUST_PROXY', () => {
 
 describe('secrets', () => {
   it('a refused JWT_SECRET or SESSION_SECRET is named with its rule, never printed', () => {
-    for (const name of ['JWT_SECRET', 'SESSION_SECRET']) {
-      const secret = 'correct-horse-battery-staple-1';
+    for (const [name, secret] of [
+      ['JWT_SECRET', 'short-but-secret-value'],
+      ['JWT_SECRET', 'correct-horse-battery-staple-1'],
+      ['SESSION_SECRET', 'correct-horse-battery-staple-1'],
+    ] as const) {
       assert.throws(
         () => loadConfig({ [name]: secret }),
         (err: unknown) => err instanceof ConfigError && err.message.startsWith(`${name} is invalid: expected a secret of at least 32 characters`) && !err.message.includes(secret),
