@@ -42,12 +42,18 @@ export class SmtpConnection {
       socket.once('error', reject);
     });
     const c = new SmtpConnection(socket);
-    const greeting = await c.next();
-    if (greeting.code !== 220) throw new Error(`SMTP greeting: ${greeting.text}`);
-    c.socket.write('EHLO loadgen.bench\r\n');
-    const ehlo = await c.next();
-    if (ehlo.code !== 250) throw new Error(`EHLO: ${ehlo.text}`);
-    return c;
+    try {
+      const greeting = await c.next();
+      if (greeting.code !== 220) throw new Error(`SMTP greeting: ${greeting.text}`);
+      c.socket.write('EHLO loadgen.bench\r\n');
+      const ehlo = await c.next();
+      if (ehlo.code !== 250) throw new Error(`EHLO: ${ehlo.text}`);
+      return c;
+    } catch (err) {
+      // A refusing server (421 at connect) may keep the socket open; it is of no further use.
+      socket.destroy();
+      throw err;
+    }
   }
 
   private onData(d: string): void {
