@@ -1,7 +1,7 @@
 // Reuse of serialised read responses, kept as the bytes that are sent. Clients poll: a QA test asks for its inbox
 // every few hundred milliseconds until the code arrives, and almost every answer
 // is the same bytes as the last one. A response is reused only while its address's
-// mail-set version (MailService.mailSetVersion) is unchanged, so a mail is listed
+// mail-set version (VersionedStore.mailSetVersion, storage/caching-store.ts) is unchanged, so a mail is listed
 // on the first request after its 250 and a deleted one is gone on the next; when the
 // store cannot say (PostgreSQL, shared by several nodes), nothing is reused.
 

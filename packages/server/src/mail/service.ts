@@ -2,12 +2,12 @@
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { LRUCache } from 'lru-cache';
 import { conflict, notFound, unauthorized } from '../domain/errors.js';
 import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
-import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult, Store } from '../storage/store.js';
+import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
+import type { VersionedStore } from '../storage/caching-store.js';
 import type { EventBus } from './events.js';
 import type { MessageParser } from './parse.js';
 import type { MessageBuffer } from './message-buffer.js';
@@ -47,7 +47,8 @@ export interface DeliveredMail {
 }
 
 export interface MailServiceOptions {
-  store: Store;
+  /** Address look-ups and mail-set versions come from it (storage/caching-store.ts). */
+  store: VersionedStore;
   tokens: Tokens;
   names: NamePolicy;
   mailTtlMs: number;
@@ -94,14 +95,6 @@ export function createMailService(opts: MailServiceOptions) {
   const now = opts.now ?? Date.now;
   const bus = opts.bus;
 
-  // Mail-set versions, for reusing responses built from stored mail: a per-address
-  // counter bumped by every change this process makes to that address's mail, and
-  // an epoch bumped by every sweep that purged something. Changes made by another
-  // process show in the store's external write mark.
-  const versions = new Map<number, number>();
-  let epoch = 0;
-  const bump = (addressId: number) => versions.set(addressId, (versions.get(addressId) ?? 0) + 1);
-
   async function createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }> {
     const domain = normalizeDomain(req.domain, names);
     let record: AddressRecord | undefined;
@@ -116,58 +109,14 @@ export function createMailService(opts: MailServiceOptions) {
     return { address: record, jwt: await tokens.sign({ address: record.address, addressId: record.id }) };
   }
 
-  // Addresses recently authenticated, each with the mail-set version it was read
-  // at: deleting an address bumps that version, so an entry is valid while it holds.
-  const knownAddresses = new LRUCache<number, { record: AddressRecord; version: string }>({
-    max: 10_000,
-    ttl: 2 * 60_000, // idle entries go; a polling client keeps its own
-    updateAgeOnGet: true,
-    ttlResolution: 1000, // see tokens.ts
-  });
-  let knownAddressSets = 0;
-
-  // Recipients recently resolved, by address, each with the address version it was
-  // read at: a counter bumped only when this process deletes the address, the sweep
-  // epoch and the store's external write mark (deliveries leave it alone, so a busy
-  // inbox keeps its entry). A miss is never remembered: an address may appear at any time.
-  const deletions = new Map<number, number>();
-  let deletionsTotal = 0;
-  const recipients = new LRUCache<string, { record: AddressRecord; version: string }>({
-    max: 10_000,
-    ttl: 2 * 60_000,
-    updateAgeOnGet: true,
-    ttlResolution: 1000, // see tokens.ts
-  });
-  let recipientSets = 0;
-  function addressVersion(addressId: number): string | undefined {
-    const mark = store.externalWriteMark();
-    return mark === undefined ? undefined : `${mark}.${epoch}.${deletions.get(addressId) ?? 0}`;
-  }
-
-  function mailSetVersion(addressId: number): string | undefined {
-    const mark = store.externalWriteMark();
-    return mark === undefined ? undefined : `${mark}.${epoch}.${versions.get(addressId) ?? 0}`;
-  }
-
   /** Resolves a JWT to its live address; a deleted or recreated address's token is refused. */
   async function authenticate(jwt: string): Promise<AuthenticatedAddress> {
     if (jwt.length > (opts.tokenMaxLength ?? 4096)) throw unauthorized('Invalid or expired token.');
     const claims = await tokens.verify(jwt, now());
     if (!claims) throw unauthorized('Invalid or expired token.');
     // Read before the address and before any query made for this request.
-    const version = mailSetVersion(claims.addressId);
-    const known = knownAddresses.get(claims.addressId);
-    let record: AddressRecord | undefined;
-    if (known && version !== undefined && known.version === version) record = known.record;
-    else {
-      record = await store.getAddress(claims.addressId);
-      knownAddresses.delete(claims.addressId);
-      if (record && version !== undefined) {
-        knownAddresses.set(record.id, { record, version });
-        // Idle entries are dropped now and then rather than by a timer per entry.
-        if (++knownAddressSets % 1024 === 0) knownAddresses.purgeStale();
-      }
-    }
+    const version = store.mailSetVersion(claims.addressId);
+    const record = await store.getAddress(claims.addressId);
     if (!record || record.address !== claims.address || now() - record.createdAt > opts.addressTtlMs) throw unauthorized('This address no longer exists.');
     return { ...record, mailSetVersion: version };
   }
@@ -176,22 +125,7 @@ export function createMailService(opts: MailServiceOptions) {
   async function resolveRecipient(address: string): Promise<AddressRecord | undefined> {
     const parts = splitAddress(address);
     if (!parts || !names.domains.includes(parts.domain)) return undefined;
-    const name = `${parts.local}@${parts.domain}`;
-    const known = recipients.get(name);
-    let record: AddressRecord | undefined;
-    if (known && known.version === addressVersion(known.record.id)) record = known.record;
-    else {
-      // Read before the look-up: a deletion or sweep that lands during it leaves nothing remembered.
-      const mark = store.externalWriteMark();
-      const startEpoch = epoch;
-      const startDeletions = deletionsTotal;
-      record = await store.findAddress(name);
-      recipients.delete(name);
-      if (record && mark !== undefined && startEpoch === epoch && startDeletions === deletionsTotal) {
-        recipients.set(name, { record, version: `${mark}.${startEpoch}.${deletions.get(record.id) ?? 0}` });
-        if (++recipientSets % 1024 === 0) recipients.purgeStale();
-      }
-    }
+    const record = await store.findAddress(`${parts.local}@${parts.domain}`);
     return record && now() - record.createdAt <= opts.addressTtlMs ? record : undefined;
   }
 
@@ -216,13 +150,7 @@ export function createMailService(opts: MailServiceOptions) {
       const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length } satisfies MailMetadata);
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt };
     });
-    let ids: number[];
-    try {
-      ids = await store.insertMails(rows);
-    } finally {
-      // Also on failure: a commit whose acknowledgement was lost may still have happened.
-      for (const r of rows) bump(r.addressId);
-    }
+    const ids = await store.insertMails(rows);
     if (bus) {
       rows.forEach((r, i) =>
         bus.publish(r.addressId, {
@@ -247,16 +175,8 @@ export function createMailService(opts: MailServiceOptions) {
     deliver,
     getMail,
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
-    mailSetVersion,
     async deleteAddress(addressId: number): Promise<boolean> {
-      let deleted: boolean;
-      try {
-        deleted = await store.deleteAddress(addressId);
-      } finally {
-        bump(addressId);
-        deletions.set(addressId, (deletions.get(addressId) ?? 0) + 1);
-        deletionsTotal++;
-      }
+      const deleted = await store.deleteAddress(addressId);
       if (deleted) bus?.publish(addressId, { type: 'address_deleted' });
       return deleted;
     },
@@ -265,22 +185,12 @@ export function createMailService(opts: MailServiceOptions) {
     listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.listMails(addressId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     async deleteMail(addressId: number, uuid: string): Promise<void> {
-      let deleted: boolean;
-      try {
-        deleted = await store.softDeleteMail(addressId, uuid);
-      } finally {
-        bump(addressId);
-      }
+      const deleted = await store.softDeleteMail(addressId, uuid);
       if (!deleted) throw notFound('No such mail.');
       bus?.publish(addressId, { type: 'mail_deleted', uuid });
     },
     async clearInbox(addressId: number): Promise<number> {
-      let cleared: number;
-      try {
-        cleared = await store.clearMails(addressId);
-      } finally {
-        bump(addressId);
-      }
+      const cleared = await store.clearMails(addressId);
       bus?.publish(addressId, { type: 'inbox_cleared' });
       return cleared;
     },
@@ -307,14 +217,7 @@ export function createMailService(opts: MailServiceOptions) {
     /** Retention sweep (docs/decisions.md "Retention"). */
     async sweep(): Promise<PurgeResult> {
       const t = now();
-      try {
-        return await store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs });
-      } finally {
-        // A new epoch invalidates every version, so the counters can start again.
-        versions.clear();
-        deletions.clear();
-        epoch++;
-      }
+      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs });
     },
   };
 }
