@@ -4,7 +4,11 @@
 import { parentPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
+import { installConcatBlob } from './concat-blob.js';
 import { buildMetadata, contentBytes, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
+
+// postal-mime gathers every decoded part in a Blob; Node's is slow at that (concat-blob.ts).
+installConcatBlob();
 
 export type ParseTask = { id: number; raw: Uint8Array } & ({ op: 'parse' | 'headers' } | { op: 'attachment'; index: number });
 
