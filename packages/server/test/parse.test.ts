@@ -351,6 +351,47 @@ describe('message parser', { timeout: 180_000 }, () => {
     });
   });
 
+  describe('small messages that arrive together share a task', () => {
+    const small = (i: number) => multipart([attachmentPart(`f${i}.bin`, Buffer.from(`bytes of ${i}`))], `mail ${i}`);
+
+    it('200 at once: each answered with its own metadata and attachment bytes', async () => {
+      const parsed = await Promise.all(Array.from({ length: 200 }, (_, i) => parser.parse(small(i))));
+      parsed.forEach((p, i) => {
+        assert.equal(p.degraded, false);
+        assert.equal(p.metadata.subject, `mail ${i}`);
+        assert.equal(p.metadata.attachments[0]!.filename, `f${i}.bin`);
+        assert.equal(p.attachments.length, 1);
+        assert.ok(p.attachments[0]!.content.equals(Buffer.from(`bytes of ${i}`)), `attachment of mail ${i}`);
+      });
+    });
+
+    it('one that holds the thread past the budget costs only itself: the others of its batch are parsed in full', async () => {
+      // 2,000 empty parts in under 64 KiB: well past a 10 ms budget, small enough to be batched.
+      const hostileParts = ['Subject: hostile', 'Content-Type: multipart/mixed; boundary="b"', ''];
+      for (let i = 0; i < 2000; i++) hostileParts.push('--b', '');
+      const hostile = crlf([...hostileParts, '--b--', '']);
+      assert.ok(hostile.length < 64 * 1024);
+      const tight = createMessageParser({ threads: 1, timeoutMs: 10 });
+      try {
+        // The first message takes the thread; the rest wait and leave together.
+        const first = tight.parse(small(0));
+        const rest = [small(1), small(2), hostile, small(3), small(4)].map((m) => tight.parse(m));
+        const [a, ...others] = await Promise.all([first, ...rest]);
+        assert.equal(a!.degraded, false);
+        const [m1, m2, h, m3, m4] = others;
+        assert.equal(h!.degraded, true);
+        assert.equal(h!.metadata.subject, 'hostile');
+        for (const [p, i] of [[m1, 1], [m2, 2], [m3, 3], [m4, 4]] as const) {
+          assert.equal(p!.degraded, false, `mail ${i} parsed in full`);
+          assert.equal(p!.metadata.subject, `mail ${i}`);
+          assert.ok(p!.attachments[0]!.content.equals(Buffer.from(`bytes of ${i}`)));
+        }
+      } finally {
+        await tight.close();
+      }
+    });
+  });
+
   describe('extraction is linear on hostile text', () => {
     const M = 1_000_000;
     const fill = (unit: string, head = '', tail = '') => head + unit.repeat(Math.ceil((M - head.length - tail.length) / unit.length)) + tail;

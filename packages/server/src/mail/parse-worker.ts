@@ -5,12 +5,17 @@ import { parentPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
 import { installConcatBlob } from './concat-blob.js';
-import { buildMetadata, contentBytes, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
+import { buildMetadata, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
 
 // postal-mime gathers every decoded part in a Blob; Node's is slow at that (concat-blob.ts).
 installConcatBlob();
 
-export type ParseTask = { id: number; raw: Uint8Array } & ({ op: 'parse' | 'headers' } | { op: 'attachment'; index: number });
+export type ParseTask = { id: number; raw: Uint8Array } & (
+  | { op: 'parse' | 'headers' }
+  | { op: 'attachment'; index: number }
+  /** Several small messages back to back in `raw`, each `sizes[i]` bytes: parsed in turn, answered together. */
+  | { op: 'batch'; sizes: number[] }
+);
 
 /** Posted when a task starts running, so that its budget excludes the time it waited for a thread. */
 export interface StartedMessage {
@@ -24,15 +29,21 @@ export interface WorkerAttachment {
   length: number;
 }
 
-export interface WorkerResult {
+export interface WorkerItem {
   metadata: ReturnType<typeof buildMetadata>;
   fromAddress: string | undefined;
   messageId: string;
+  /** Where each listed attachment's bytes are in `contents`. */
   attachments: WorkerAttachment[];
-  /** Every listed attachment's bytes, back to back. */
-  contents: ArrayBuffer;
   /** The parser refused the message (limits, malformed): only its header block was read. */
   degraded: boolean;
+}
+
+export interface WorkerResult {
+  /** One per message of the task (one, except for a batch). */
+  items: WorkerItem[];
+  /** Every listed attachment's bytes of every item, back to back. */
+  contents: ArrayBuffer;
 }
 
 function bytesOf(content: ArrayBuffer | Uint8Array | string): Uint8Array {
@@ -40,42 +51,65 @@ function bytesOf(content: ArrayBuffer | Uint8Array | string): Uint8Array {
   return content instanceof ArrayBuffer ? new Uint8Array(content) : content;
 }
 
-function result(email: Email | undefined, degraded: boolean, pick?: number): WorkerResult {
+/** Gathers the attachments' bytes of a task's messages, to be joined into one buffer. */
+class Contents {
+  private chunks: Uint8Array[] = [];
+  private length = 0;
+  add(bytes: Uint8Array): number {
+    const at = this.length;
+    this.chunks.push(bytes);
+    this.length += bytes.byteLength;
+    return at;
+  }
+  join(): ArrayBuffer {
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const c of this.chunks) {
+      out.set(c, at);
+      at += c.byteLength;
+    }
+    return out.buffer;
+  }
+}
+
+function item(email: Email | undefined, degraded: boolean, contents: Contents, pick?: number): WorkerItem {
   const metadata = buildMetadata(email, 0);
   // Only the attachments the metadata lists are kept (it may have dropped some to fit).
   const listed = metadata.attachments.length;
   const wanted = (email?.attachments ?? []).slice(0, listed).filter((_, i) => pick === undefined || i === pick);
-  const total = wanted.reduce((n, a) => n + contentBytes(a.content), 0);
-  const contents = new ArrayBuffer(total);
-  const view = new Uint8Array(contents);
-  let offset = 0;
   const attachments = wanted.map((a, i) => {
     const bytes = bytesOf(a.content);
-    view.set(bytes, offset);
-    const entry = { filename: metadata.attachments[pick ?? i]?.filename ?? '', contentType: a.mimeType || 'application/octet-stream', offset, length: bytes.byteLength };
-    offset += bytes.byteLength;
-    return entry;
+    return { filename: metadata.attachments[pick ?? i]?.filename ?? '', contentType: a.mimeType || 'application/octet-stream', offset: contents.add(bytes), length: bytes.byteLength };
   });
   const from = email?.from && !email.from.group ? email.from.address : undefined;
-  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, contents, degraded };
+  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded };
+}
+
+/** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */
+async function parseOne(raw: Uint8Array): Promise<{ email: Email | undefined; degraded: boolean }> {
+  try {
+    return { email: await PostalMime.parse(raw, PARSE_OPTIONS), degraded: false };
+  } catch {
+    return { email: await parseHeaderBlock(raw), degraded: true };
+  }
 }
 
 export default async function parseTask(task: ParseTask) {
   parentPort?.postMessage({ parseTaskStarted: task.id } satisfies StartedMessage);
-  let out: WorkerResult;
-  if (task.op === 'headers') out = result(await parseHeaderBlock(task.raw), true);
-  else {
-    let email: Email | undefined;
-    let degraded = false;
-    try {
-      email = await PostalMime.parse(task.raw, PARSE_OPTIONS);
-    } catch {
-      // Past a limit (nesting, header bytes) or unparseable: the header block alone describes it.
-      email = await parseHeaderBlock(task.raw);
-      degraded = true;
+  const contents = new Contents();
+  const items: WorkerItem[] = [];
+  if (task.op === 'headers') items.push(item(await parseHeaderBlock(task.raw), true, contents));
+  else if (task.op === 'batch') {
+    let at = 0;
+    for (const size of task.sizes) {
+      const { email, degraded } = await parseOne(task.raw.subarray(at, (at += size)));
+      items.push(item(email, degraded, contents));
     }
-    out = task.op === 'attachment' ? result(degraded ? undefined : email, degraded, task.index) : result(email, degraded);
+  } else {
+    const { email, degraded } = await parseOne(task.raw);
+    items.push(task.op === 'attachment' ? item(degraded ? undefined : email, degraded, contents, task.index) : item(email, degraded, contents));
   }
+  const out: WorkerResult = { items, contents: contents.join() };
   // Moved, not copied: the result object travels by value, its one buffer is transferred.
   return Piscina.move({ [Piscina.transferableSymbol]: out.contents, [Piscina.valueSymbol]: out } as unknown as ArrayBuffer) as unknown as WorkerResult;
 }
