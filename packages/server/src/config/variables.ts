@@ -260,7 +260,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     name: 'SQLITE_SYNCHRONOUS',
     default: 'FULL',
     accepts: 'FULL or NORMAL',
-    description: 'FULL: a mail is on disk (fsync) before its 250 and survives a power loss. NORMAL: faster, survives a crash of the process only.',
+    description: 'FULL: a mail is on disk (the WAL synced, off the event loop) before its 250 and survives a power loss. NORMAL: faster, survives a crash of the process only.',
     set: (c, r) => {
       const v = r.toUpperCase();
       if (v !== 'FULL' && v !== 'NORMAL') throw new ConfigError('FULL or NORMAL');

@@ -1,13 +1,15 @@
 // SQLite backend: one file, WAL journal, synchronous transactions. A commit has
 // returned before insertMails resolves, so SMTP answers 250 only for stored mail;
-// with synchronous=FULL (the default) that commit has also been fsynced, so the
-// mail survives a power loss, not only a crash of the process.
+// with synchronous=FULL (the default) the WAL holding that commit has also been
+// synced to disk (off the event loop, wal-sync.ts), so the mail survives a power
+// loss, not only a crash of the process.
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AddressRecord, MailBody, MailRecord, MailSummary, NewMail, PurgeResult, SessionAddressRecord, SessionRecord, Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
+import { createWalSync } from './wal-sync.js';
 
 /** Messages above this size are stored in parts of this size (mails.raw holds the first). */
 export const RAW_PART_BYTES = 512 * 1024;
@@ -40,7 +42,7 @@ const toSummary = (r: MailRow): MailSummary => ({
 const toAddress = (r: { id: number; address: string; created_at: number }): AddressRecord => ({ id: r.id, address: r.address, createdAt: r.created_at });
 
 export interface SqliteOptions {
-  /** FULL: every commit is on disk before it returns. NORMAL: survives a crash of the process, not of the machine. */
+  /** FULL: every commit is on disk before the store reports it. NORMAL: survives a crash of the process, not of the machine. */
   synchronous?: 'FULL' | 'NORMAL';
 }
 
@@ -53,8 +55,20 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // https://sqlite.org/pragma.html#pragma_synchronous: in WAL mode FULL syncs the WAL at
-  // every commit; deliveries that arrive together share one commit (see insertMails).
-  db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  // every commit, on the committing thread. The connection commits with NORMAL and
+  // FULL's sync is made by walSync, off the event loop (wal-sync.ts); deliveries
+  // that arrive together share one commit (see insertMails), commits made during a
+  // sync share the next.
+  const full = (options.synchronous ?? 'FULL') === 'FULL' && file !== ':memory:';
+  db.pragma('synchronous = NORMAL');
+  const walSync = full ? createWalSync(`${file}-wal`) : undefined;
+  /** Resolves once every commit made so far is as durable as configured. */
+  const durable = (): Promise<void> => walSync?.sync() ?? Promise.resolve();
+  /** A write's result, once its commit is durable. */
+  const afterSync = async <T>(value: T): Promise<T> => {
+    await durable();
+    return value;
+  };
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
@@ -146,21 +160,27 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
-    let results: number[][];
+    let results: (number[] | { error: unknown })[];
     try {
       results = insertGroups(batch.map((b) => b.mails));
     } catch {
       // One delivery that cannot be stored must not fail the others: each alone.
-      for (const b of batch) {
+      results = batch.map((b) => {
         try {
-          b.resolve(insertMails(b.mails));
-        } catch (err) {
-          b.reject(err);
+          return insertMails(b.mails);
+        } catch (error) {
+          return { error };
         }
-      }
-      return;
+      });
     }
-    batch.forEach((b, i) => b.resolve(results[i]!));
+    const settle = (syncError?: unknown) =>
+      batch.forEach((b, i) => {
+        const r = results[i]!;
+        if (!Array.isArray(r)) b.reject(r.error);
+        else if (syncError !== undefined) b.reject(syncError);
+        else b.resolve(r);
+      });
+    durable().then(() => settle(), (err: unknown) => settle(err ?? new Error('The disk refused to sync the database.')));
   };
   const addMember = db.transaction((sessionId: string, addressId: number, addedAt: number, max: number) => {
     q.upsertMember.run(sessionId, addressId, addedAt);
@@ -185,7 +205,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     kind: 'sqlite',
     async createAddress(address, createdAt) {
       const row = q.insertAddress.get(address, createdAt) as { id: number; address: string; created_at: number } | undefined;
-      return row && toAddress(row);
+      return afterSync(row && toAddress(row));
     },
     async getAddress(id) {
       const row = q.getAddress.get(id) as { id: number; address: string; created_at: number } | undefined;
@@ -196,7 +216,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       return row && toAddress(row);
     },
     async deleteAddress(id) {
-      return q.deleteAddress.run(id).changes > 0;
+      return afterSync(q.deleteAddress.run(id).changes > 0);
     },
     insertMails(mails) {
       return new Promise((resolve, reject) => {
@@ -226,13 +246,14 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       return q.usage.get(addressId) as { count: number; bytes: number };
     },
     async softDeleteMail(addressId, uuid) {
-      return q.softDelete.run(Date.now(), addressId, uuid).changes > 0;
+      return afterSync(q.softDelete.run(Date.now(), addressId, uuid).changes > 0);
     },
     async clearMails(addressId) {
-      return q.clear.run(Date.now(), addressId).changes;
+      return afterSync(q.clear.run(Date.now(), addressId).changes);
     },
     async createSession(id, createdAt) {
       q.createSession.run(id, createdAt);
+      await durable();
     },
     async getSession(id) {
       const row = q.getSession.get(id) as { id: string; active_address_id: number | null; created_at: number } | undefined;
@@ -240,19 +261,20 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     },
     async addSessionAddress(sessionId, addressId, addedAt, max) {
       addMember(sessionId, addressId, addedAt, max);
+      await durable();
     },
     async listSessionAddresses(sessionId) {
       const rows = q.listMembers.all(sessionId) as { id: number; address: string; created_at: number }[];
       return rows.map((r): SessionAddressRecord => ({ addressId: r.id, address: r.address, createdAt: r.created_at }));
     },
     async rotateSession(oldId, newId, activeAddressId, renewedAt) {
-      return q.rotate.run(newId, activeAddressId, renewedAt, oldId).changes > 0;
+      return afterSync(q.rotate.run(newId, activeAddressId, renewedAt, oldId).changes > 0);
     },
     async deleteSession(id) {
-      return q.deleteSession.run(id).changes > 0;
+      return afterSync(q.deleteSession.run(id).changes > 0);
     },
     async purge(cutoffs) {
-      return purge(cutoffs);
+      return afterSync(purge(cutoffs));
     },
     externalWriteMark() {
       // Read once per turn of the event loop and shared by the requests handled in it:
@@ -269,6 +291,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     async close() {
       if (!db.open) return;
       flushPending();
+      await walSync?.close();
       await checkpointer?.close();
       db.close();
     },

@@ -1,0 +1,128 @@
+// SQLITE_SYNCHRONOUS as the server runs it, seen from the system calls: the built
+// service runs under strace, receives mail over SMTP one message after another,
+// and the trace must show, for FULL, the WAL file synced between each message's
+// 354 and its 250 (the mail is on disk before it is acknowledged), and for
+// NORMAL, no such sync on the delivery path. The sync runs off the event loop
+// (storage/sqlite/wal-sync.ts), so the trace also shows it on another thread.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAIN } from './helpers/process.js';
+import { createAddress, DOMAIN, message, sendMail, tmp } from './helpers/harness.js';
+
+const strace = spawnSync('strace', ['-V'], { encoding: 'utf8' });
+const straceMissing = strace.status === 0 ? false : 'strace is not installed (apt install strace)';
+if (straceMissing && process.env.REQUIRE_SERVICES === '1') throw new Error(`wal-sync.test.ts needs strace under REQUIRE_SERVICES=1: ${straceMissing}`);
+if (straceMissing) process.stderr.write(`\n!!!!! SKIPPED: wal-sync suite — ${straceMissing} !!!!!\n\n`);
+
+const MAILS = 6;
+
+interface Traced {
+  /** Trace lines: "<tid> <syscall>(...)". */
+  lines: string[];
+  mainPid: number;
+}
+
+/** Runs the service under strace, delivers MAILS messages one after another, stops it, returns the trace. */
+async function traceDeliveries(synchronous: 'FULL' | 'NORMAL'): Promise<Traced> {
+  const dir = tmp('temp-inbox-walsync-');
+  const traceFile = join(dir, 'trace.txt');
+  const child = spawn(
+    'strace',
+    ['-f', '-y', '-s', '48', '-e', 'trace=fdatasync,fsync,write,writev', '-o', traceFile, process.execPath, MAIN],
+    {
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HTTP_HOST: '127.0.0.1',
+        HTTP_PORT: '0',
+        SMTP_HOST: '127.0.0.1',
+        SMTP_PORT: '0',
+        MAIL_DOMAINS: DOMAIN,
+        DATA_DIR: join(dir, 'data'),
+        SQLITE_SYNCHRONOUS: synchronous,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const { httpUrl, smtpPort } = await new Promise<{ httpUrl: string; smtpPort: number }>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /HTTP on (http:\/\/\S+), SMTP on port (\d+)/.exec(out);
+        if (m) resolve({ httpUrl: m[1]!.replace(/,$/, ''), smtpPort: Number(m[2]) });
+      });
+      void exited.then(() => reject(new Error(`service exited before listening: ${err || out}`)));
+    });
+    assert.equal((await createAddress({ httpUrl }, { name: 'durable' })).address, `durable@${DOMAIN}`);
+    for (let i = 0; i < MAILS; i++) {
+      const r = await sendMail(smtpPort, { to: [`durable@${DOMAIN}`], message: message({ Subject: `durable ${i}` }, `body ${i}`) });
+      assert.equal(r.code, 250, r.text);
+    }
+  } finally {
+    // The traced service is the first process in the trace; stopping it ends strace too.
+    const first = readFirstPid(traceFile);
+    if (first) process.kill(first, 'SIGTERM');
+    else child.kill('SIGKILL');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  const lines = readFileSync(traceFile, 'utf8').split('\n');
+  if (!process.env.KEEP_TRACE) rmSync(dir, { recursive: true, force: true }); else console.error(traceFile);
+  return { lines, mainPid: Number(lines[0]!.split(' ')[0]) };
+}
+
+function readFirstPid(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').split(' ', 1)[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** For each delivery: the trace lines between the server's 354 and its 250 "Ok: stored". */
+function deliveryWindows(lines: string[]): string[][] {
+  const windows: string[][] = [];
+  let open: string[] | undefined;
+  for (const line of lines) {
+    if (/ write(v)?\(\d+<socket:.*"354 /.test(line)) open = [];
+    else if (open && / write(v)?\(\d+<socket:.*"250 .*Ok: stored/.test(line)) {
+      windows.push(open);
+      open = undefined;
+    } else open?.push(line);
+  }
+  return windows;
+}
+
+const walSync = (line: string) => /^\d+ +fdatasync\(\d+<[^>]*temp-inbox\.sqlite-wal>\) = 0/.test(line);
+
+describe('SQLITE_SYNCHRONOUS, seen in the system calls', { skip: straceMissing, timeout: 120_000 }, () => {
+  it('FULL: the WAL is synced, off the event loop, between every message and its 250', async () => {
+    const { lines, mainPid } = await traceDeliveries('FULL');
+    const windows = deliveryWindows(lines);
+    assert.equal(windows.length, MAILS, 'every delivery found in the trace');
+    windows.forEach((w, i) => {
+      const syncs = w.filter(walSync);
+      assert.ok(syncs.length >= 1, `message ${i}: no WAL sync before its 250`);
+      for (const s of syncs) assert.notEqual(Number(s.split(' ')[0]), mainPid, `message ${i}: synced on the event loop's thread: ${s}`);
+    });
+  });
+
+  it('NORMAL: no WAL sync on the delivery path', async () => {
+    const { lines } = await traceDeliveries('NORMAL');
+    const windows = deliveryWindows(lines);
+    assert.equal(windows.length, MAILS, 'every delivery found in the trace');
+    // The checkpointing thread syncs the WAL before it checkpoints (every 250 ms at most):
+    // one delivery may happen to span one. A sync per delivery is what FULL would do.
+    const withSync = windows.filter((w) => w.some(walSync)).length;
+    assert.ok(withSync <= 1, `${withSync} of ${MAILS} deliveries had a WAL sync before their 250`);
+  });
+});
