@@ -1,6 +1,9 @@
 // 2. SMTP ingest: 3 KB messages over 10 pooled connections into temp-inbox,
 // a no-op smtp-server sink and MailDev, alternating in the same run.
 // Targets: at least 0.7 of the sink's rate; at least 2x MailDev's.
+// temp-inbox runs at its default durability (SQLITE_SYNCHRONOUS=FULL: every mail's
+// WAL synced before its 250), and a second one with NORMAL beside it, so the
+// price of the sync is measured in the same run (informational).
 import { startMailDev, startSmtpSink, type Baseline } from './lib/baselines.js';
 import { createAddress } from './lib/http.js';
 import { interleave } from './lib/load.js';
@@ -19,11 +22,14 @@ export const CONNECTIONS = 10;
 export const smtpIngest: Bench = async (ctx) => {
   const p = ctx.quick ? { seconds: 1, warmup: 0.3, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 5 };
   let server: TempInbox | undefined;
+  let normal: TempInbox | undefined;
   let sink: Baseline | undefined;
   let maildev: Baseline | undefined;
   try {
     server = await startTempInbox({ name: 'temp-inbox-ingest' });
     const addresses = await Promise.all(Array.from({ length: CONNECTIONS }, () => createAddress(server!.httpUrl)));
+    normal = await startTempInbox({ name: 'temp-inbox-ingest-normal', env: { SQLITE_SYNCHRONOUS: 'NORMAL' } });
+    const normalAddresses = await Promise.all(Array.from({ length: CONNECTIONS }, () => createAddress(normal!.httpUrl)));
     sink = await startSmtpSink();
     let maildevError: string | undefined;
     try {
@@ -37,11 +43,16 @@ export const smtpIngest: Bench = async (ctx) => {
     const sizeCheck = template(0, addresses[0]!.address).length;
     let offset = 0;
     const run = (port: number, pid: number, seconds: number) => async () => {
-      const r = await withCpu(pid, () => blast({ port, connections: CONNECTIONS, seconds, offset, recipient: (_i, c) => addresses[c]!.address, message: template }));
+      const to = port === normal!.smtpPort ? normalAddresses : addresses;
+      const r = await withCpu(pid, () => blast({ port, connections: CONNECTIONS, seconds, offset, recipient: (_i, c) => to[c]!.address, message: template }));
       offset += r.messages;
       return r;
     };
-    const targets: Record<string, [port: number, pid: number]> = { 'temp-inbox': [server.smtpPort, server.child.pid], 'smtp-server sink': [sink.port, sink.child.pid] };
+    const targets: Record<string, [port: number, pid: number]> = {
+      'temp-inbox': [server.smtpPort, server.child.pid],
+      'temp-inbox NORMAL': [normal.smtpPort, normal.child.pid],
+      'smtp-server sink': [sink.port, sink.child.pid],
+    };
     if (maildev) targets['MailDev'] = [maildev.port, maildev.child.pid];
     ctx.log(`warm-up (${p.warmup} s each)`);
     for (const [port, pid] of Object.values(targets)) await run(port, pid, p.warmup)();
@@ -66,6 +77,17 @@ export const smtpIngest: Bench = async (ctx) => {
         values: { ours: round(ours), baseline: round(sinkRate), ratio: round(ours / sinkRate, 3), oursCpu: cpu('temp-inbox'), baselineCpu: cpu('smtp-server sink') },
       },
     ];
+    const normalRate = rate('temp-inbox NORMAL');
+    rows.push({
+      bench: 'smtp-ingest',
+      measure: `${fmt(sizeCheck / 1024, 1)} KB msgs, ${CONNECTIONS} conns, FULL vs NORMAL durability`,
+      ours: `${fmt(ours)} msg/s (FULL, default)`,
+      baseline: `${fmt(normalRate)} msg/s (SQLITE_SYNCHRONOUS=NORMAL)`,
+      result: `ratio ${fmt(ours / normalRate)}`,
+      target: '(none)',
+      verdict: 'info',
+      values: { ours: round(ours), baseline: round(normalRate), ratio: round(ours / normalRate, 3), oursCpu: cpu('temp-inbox'), baselineCpu: cpu('temp-inbox NORMAL') },
+    });
     if (maildev) {
       const md = rate('MailDev');
       rows.push({
@@ -85,6 +107,7 @@ export const smtpIngest: Bench = async (ctx) => {
   } finally {
     await maildev?.stop();
     await sink?.stop();
+    await normal?.stop();
     await server?.stop();
   }
 };
