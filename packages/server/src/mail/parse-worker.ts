@@ -62,6 +62,9 @@ class Contents {
     return at;
   }
   join(): ArrayBuffer {
+    // One attachment that has a buffer of its own (postal-mime gives each a fresh one) is moved as it is.
+    const only = this.chunks.length === 1 ? this.chunks[0]! : undefined;
+    if (only && only.buffer instanceof ArrayBuffer && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength) return only.buffer;
     const out = new Uint8Array(this.length);
     let at = 0;
     for (const c of this.chunks) {
@@ -88,7 +91,9 @@ function item(email: Email | undefined, degraded: boolean, contents: Contents, p
 /** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */
 async function parseOne(raw: Uint8Array): Promise<{ email: Email | undefined; degraded: boolean }> {
   try {
-    return { email: await PostalMime.parse(raw, PARSE_OPTIONS), degraded: false };
+    // Given a view, postal-mime copies the bytes it covers; given the whole buffer, it reads it in place.
+    const input = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.buffer instanceof ArrayBuffer ? raw.buffer : raw;
+    return { email: await PostalMime.parse(input, PARSE_OPTIONS), degraded: false };
   } catch {
     return { email: await parseHeaderBlock(raw), degraded: true };
   }
