@@ -34,6 +34,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How long a Redis command may take before it counts as failed (see startServer). */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 export interface StartOptions {
   logger?: Logger;
   now?: () => number;
@@ -49,7 +52,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const store = await createStore(config, {
     onDatabaseError: (err) => logger.warn({ err }, 'database connection lost while idle; the pool replaces it'),
   });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }) : undefined;
+  // A command Redis does not answer within REDIS_COMMAND_TIMEOUT_MS fails, like one sent
+  // while it is disconnected: the limits then count per node in memory and events stay
+  // local. Without it a Redis that stops answering but keeps the connection open
+  // (a partition, a stalled server) would hold every rate-limited request and every
+  // MAIL FROM until TCP gave up, hours later.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, commandTimeout: REDIS_COMMAND_TIMEOUT_MS })
+    : undefined;
   const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
   try {
     if (redis) {
