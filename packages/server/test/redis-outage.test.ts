@@ -10,7 +10,7 @@
 // node that received the mail (docs: events across nodes are best effort, and
 // GET /api/mails never depends on them); storage does not involve Redis. Once it
 // is back the counters live in Redis again and events cross nodes again.
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
