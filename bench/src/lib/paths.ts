@@ -20,7 +20,7 @@ export const DOMAIN = 'temp-inbox.localhost';
  */
 export const SERVER_NODE_FLAGS: string[] = (() => {
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'] ?? '';
-  const m = /^node((?:\s+--\S+)*)\s+packages\/server\/dist\/main\.js$/.exec(start.trim());
-  if (!m) throw new Error(`package.json "start" is not "node [--flags] packages/server/dist/main.js": ${start}`);
+  const m = /^node((?:\s+--\S+)*)\s+scripts\/start\.mjs$/.exec(start.trim());
+  if (!m) throw new Error(`package.json "start" is not "node [--flags] scripts/start.mjs": ${start}`);
   return m[1]!.trim().split(/\s+/).filter(Boolean);
 })();

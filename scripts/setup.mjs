@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// `npm start` (through start.mjs) and `npm test` run this first. It installs the
+// dependencies and builds every package, unless that was already done for exactly these inputs:
+// a stamp (node_modules/.temp-inbox-setup) holds a hash of the lockfile, the
+// package manifests, the TypeScript and Vite configuration and every source
+// file that goes into a build. A restart with nothing changed skips both steps.
+// `--force` runs them whatever the stamp says. Plain JavaScript: it must run
+// before anything is built.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stampFile = join(root, 'node_modules', '.temp-inbox-setup');
+const BUILT = ['packages/api/dist', 'packages/server/dist', 'packages/client/dist', 'packages/web/dist'];
+const SOURCES = ['packages/api', 'packages/server', 'packages/client', 'packages/web'];
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'test', '.git']);
+
+/** Every file under dir that can change a build, as paths relative to the repository. */
+function files(dir, out) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIP_DIRS.has(entry.name)) files(path, out);
+    } else if (!entry.name.endsWith('.tsbuildinfo')) out.push(relative(root, path));
+  }
+  return out;
+}
+
+function inputsHash() {
+  const list = ['package.json', 'package-lock.json', 'tsconfig.base.json'];
+  for (const dir of SOURCES) files(join(root, dir), list);
+  const hash = createHash('sha256');
+  hash.update(process.version);
+  for (const file of list.sort()) {
+    if (!existsSync(join(root, file))) continue;
+    hash.update(`\0${file}\0`);
+    hash.update(readFileSync(join(root, file)));
+  }
+  return hash.digest('hex');
+}
+
+function npm(...args) {
+  execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: root, stdio: 'inherit' });
+}
+
+/** Installs and builds unless the stamp says both are current for these inputs. */
+export function setup({ force = false } = {}) {
+  const started = Date.now();
+  const wanted = inputsHash();
+  const current = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
+  const built = BUILT.every((d) => existsSync(join(root, d)) && statSync(join(root, d)).isDirectory());
+  if (!force && current === wanted && built) {
+    process.stderr.write(`temp-inbox: dependencies and build are up to date (checked in ${Date.now() - started} ms).\n`);
+    return;
+  }
+  process.stderr.write('temp-inbox: installing dependencies and building (the inputs changed since the last build).\n');
+  npm('install', '--no-audit', '--no-fund', '--loglevel=error');
+  npm('run', 'build');
+  // Hashed again: the install may rewrite package-lock.json.
+  writeFileSync(stampFile, `${inputsHash()}\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) setup({ force: process.argv.includes('--force') });
