@@ -28,6 +28,13 @@ export default tseslint.config(
     },
   },
   {
+    // Plain-JavaScript scripts run by Node (scripts/*.mjs, bench children).
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     // node:test's describe() and it() return promises the runner itself awaits.
     files: ['**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },
