@@ -24,9 +24,10 @@ export interface EventStream {
   close(): void;
 }
 
-export function openEventStream(base: string, path: string, headers: Record<string, string> = {}): Promise<EventStream> {
+/** `localAddress` picks the client's address (127.0.0.2, …) for the per-client limits. */
+export function openEventStream(base: string, path: string, headers: Record<string, string> = {}, localAddress?: string): Promise<EventStream> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, base), { headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
+    const req = httpRequest(new URL(path, base), { headers: { accept: 'text/event-stream', ...headers }, agent: false, localAddress }, (res) => {
       const events: StreamEvent[] = [];
       const comments: string[] = [];
       let taken = 0;
