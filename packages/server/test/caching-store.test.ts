@@ -107,7 +107,7 @@ function counted(inner: Store) {
   };
 }
 
-function mailTo(a: AddressRecord, uuid = randomUUID()): NewMail {
+function mailTo(a: AddressRecord, uuid: string = randomUUID()): NewMail {
   return {
     uuid,
     addressId: a.id,

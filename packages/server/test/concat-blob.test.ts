@@ -26,7 +26,7 @@ describe('ConcatBlob', () => {
   it('matches Blob byte for byte, in size and type, for any strings, ArrayBuffers and views', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(part, { maxLength: 20 }), fc.string({ maxLength: 12 }), async (parts, type) => {
-        const native = new Blob(parts.map(realise), { type });
+        const native = new Blob(parts.map(realise) as BlobPart[], { type });
         const ours = new ConcatBlob(parts.map(realise), { type });
         assert.equal(ours.size, native.size);
         assert.equal(ours.type, native.type);
