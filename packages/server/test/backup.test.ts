@@ -1,0 +1,149 @@
+// `temp-inbox-server backup FILE` (the built command) while mail keeps arriving over
+// SMTP, then a restore as docs/deploy.md "Backups" describes it: the copy becomes
+// DATA_DIR's database of a fresh service, which serves every mail that got its 250
+// before the backup began, to the tokens issued before it, attachments included.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createAddress, DOMAIN, request, SmtpClient, startTestServer, tmp } from './helpers/harness.js';
+import { MAIN } from './helpers/process.js';
+
+function runBackup(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+const withAttachment = (i: number) =>
+  [
+    `Subject: backup ${i}`,
+    `Message-ID: <backup-${i}@test>`,
+    'Content-Type: multipart/mixed; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain',
+    '',
+    `mail ${i}`,
+    '--b',
+    `Content-Type: application/octet-stream; name="f${i}.bin"`,
+    'Content-Transfer-Encoding: base64',
+    '',
+    Buffer.from(`attachment ${i}`).toString('base64'),
+    '--b--',
+    '',
+  ].join('\r\n');
+
+describe('temp-inbox-server backup', { timeout: 120_000 }, () => {
+  it('copies the store while mail arrives; the copy restores into a service that serves everything acknowledged before it', async () => {
+    const dir = tmp('temp-inbox-backup-');
+    const live = join(dir, 'live');
+    const restored = join(dir, 'restored');
+    const file = join(dir, 'copy.sqlite');
+    const server = await startTestServer({}, live);
+    let sending = true;
+    const acknowledged: { i: number; at: number }[] = [];
+    try {
+      const { address, jwt } = await createAddress(server, { name: 'backed-up' });
+      const smtp = await SmtpClient.connect(server.smtpPort);
+      assert.equal((await smtp.command('EHLO backup.test')).code, 250);
+      const sender = (async () => {
+        for (let i = 0; sending; i++) {
+          assert.equal((await smtp.command('MAIL FROM:<load@example.com>')).code, 250);
+          assert.equal((await smtp.command(`RCPT TO:<${address}>`)).code, 250);
+          assert.equal((await smtp.command('DATA')).code, 354);
+          const r = await smtp.command(`${withAttachment(i)}\r\n.`);
+          assert.equal(r.code, 250, r.text);
+          acknowledged.push({ i, at: performance.now() });
+        }
+      })();
+      while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 10));
+      const began = performance.now();
+      const result = await runBackup({ DATA_DIR: live, MAIL_DOMAINS: DOMAIN }, ['backup', file]);
+      const sentDuring = acknowledged.filter((a) => a.at > began).length;
+      sending = false;
+      await sender;
+      await smtp.quit();
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^temp-inbox: backup of \d+ mails \(\d+ bytes\) written to /);
+      assert.ok(sentDuring > 0, 'mail kept arriving while the backup ran');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const before = acknowledged.filter((a) => a.at < began).map((a) => a.i);
+
+      // Restore: the copy as the database of a new data directory, with the same secrets.
+      mkdirSync(restored, { mode: 0o700 });
+      copyFileSync(file, join(restored, 'temp-inbox.sqlite'));
+      copyFileSync(join(live, 'secrets.json'), join(restored, 'secrets.json'));
+      const check = new Database(join(restored, 'temp-inbox.sqlite'), { readonly: true });
+      assert.equal(check.pragma('integrity_check', { simple: true }), 'ok');
+      check.close();
+      const back = await startTestServer({}, restored);
+      try {
+        const all: { uuid: string; metadata: string }[] = [];
+        for (let offset = 0; ; offset += 100) {
+          const page = await request(back.httpUrl, `/api/mails?limit=100&offset=${offset}`, { jwt });
+          assert.equal(page.status, 200, 'the token issued before the backup is honoured');
+          all.push(...page.json.results);
+          if (all.length >= page.json.count) break;
+        }
+        const subjects = new Set(all.map((m) => JSON.parse(m.metadata).subject as string));
+        for (const i of before) assert.ok(subjects.has(`backup ${i}`), `mail ${i} got its 250 before the backup began and is in it`);
+        const first = all.find((m) => JSON.parse(m.metadata).subject === 'backup 0')!;
+        const mail = await request(back.httpUrl, `/api/mail/${first.uuid}`, { jwt });
+        assert.equal(mail.status, 200);
+        assert.match(mail.json.raw, /Message-ID: <backup-0@test>/);
+        const attachment = await request(back.httpUrl, `/api/attachment/${first.uuid}/0`, { jwt });
+        assert.equal(attachment.status, 200);
+        assert.equal(attachment.text, 'attachment 0');
+      } finally {
+        await back.close({ keepData: true });
+      }
+    } finally {
+      sending = false;
+      await server.close({ keepData: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses what it cannot do, in one sentence: no file, an existing file, no database, PostgreSQL', async () => {
+    const dir = tmp('temp-inbox-backup-bad-');
+    try {
+      const usage = await runBackup({ DATA_DIR: dir }, ['backup']);
+      assert.equal(usage.code, 2);
+      assert.match(usage.stderr, /^temp-inbox: backup takes exactly one argument, the file to write\.\n/);
+      const unknown = await runBackup({ DATA_DIR: dir }, ['bakup', 'x']);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /^temp-inbox: unknown command "bakup"\./);
+
+      const none = await runBackup({ DATA_DIR: join(dir, 'empty') }, ['backup', join(dir, 'x.sqlite')]);
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /^temp-inbox: backup failed: There is no database at .*; check DATA_DIR\.\n$/);
+      assert.equal(existsSync(join(dir, 'x.sqlite')), false, 'nothing written');
+
+      const taken = join(dir, 'taken.sqlite');
+      writeFileSync(taken, 'keep me');
+      const db = new Database(join(dir, 'temp-inbox.sqlite'));
+      db.exec('CREATE TABLE mails (id INTEGER PRIMARY KEY)');
+      db.close();
+      const exists = await runBackup({ DATA_DIR: dir }, ['backup', taken]);
+      assert.equal(exists.code, 1);
+      assert.match(exists.stderr, /already exists; a backup never overwrites a file\.\n$/);
+
+      const pgUrl = await runBackup({ DATA_DIR: dir, DATABASE_URL: 'postgres://127.0.0.1:5432/test' }, ['backup', join(dir, 'y.sqlite')]);
+      assert.equal(pgUrl.code, 1);
+      assert.match(pgUrl.stderr, /DATABASE_URL is set: back up PostgreSQL with pg_dump/);
+      for (const r of [usage, unknown, none, exists, pgUrl]) assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+
+      const help = await runBackup({}, ['--help']);
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, /temp-inbox-server backup FILE/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
