@@ -46,6 +46,27 @@ export interface SqliteOptions {
   synchronous?: 'FULL' | 'NORMAL';
 }
 
+/** How long a statement of the serving connection waits for another connection's lock, holding the event loop. */
+const BUSY_BLOCK_MS = 20;
+/** How long a write keeps trying, between waits that leave the event loop free, before it fails. */
+const BUSY_GIVE_UP_MS = 5000;
+const BUSY_RETRY_MS = 20;
+
+const isBusy = (err: unknown) => typeof (err as { code?: unknown })?.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test((err as { code: string }).code);
+
+/** Runs a write, and again after short waits (the event loop free meanwhile) while the database is locked by another connection. */
+async function unlessBusy<T>(write: () => T): Promise<T> {
+  const until = Date.now() + BUSY_GIVE_UP_MS;
+  for (;;) {
+    try {
+      return write();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= until) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+  }
+}
+
 export function openSqliteStore(file: string, options: SqliteOptions = {}): Store {
   if (file !== ':memory:') {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -64,14 +85,21 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   const walSync = full ? createWalSync(`${file}-wal`) : undefined;
   /** Resolves once every commit made so far is as durable as configured. */
   const durable = (): Promise<void> => walSync?.sync() ?? Promise.resolve();
-  /** A write's result, once its commit is durable. */
-  const afterSync = async <T>(value: T): Promise<T> => {
+  /**
+   * A write, retried off the event loop while another connection (a tool, a second
+   * process) holds the write lock, and its result once its commit is durable.
+   */
+  const afterSync = async <T>(write: () => T): Promise<T> => {
+    const value = await unlessBusy(write);
     await durable();
     return value;
   };
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  // Opening waits for another connection's lock as long as it takes to start; serving
+  // never holds the event loop that long (see unlessBusy).
+  db.pragma(`busy_timeout = ${BUSY_GIVE_UP_MS}`);
   migrate(db);
+  db.pragma(`busy_timeout = ${BUSY_BLOCK_MS}`);
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(db, file);
 
   const q = {
@@ -155,15 +183,25 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   // Group commit: deliveries that reach the store in the same turn of the event loop
   // share one transaction (one WAL append instead of one per message); each caller's
   // promise still settles only after that commit.
-  let pending: { mails: NewMail[]; resolve: (ids: number[]) => void; reject: (err: unknown) => void }[] = [];
+  let pending: { mails: NewMail[]; since: number; resolve: (ids: number[]) => void; reject: (err: unknown) => void }[] = [];
+  let retryTimer: NodeJS.Timeout | undefined;
   const flushPending = () => {
+    clearTimeout(retryTimer);
+    retryTimer = undefined;
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
     let results: (number[] | { error: unknown })[];
     try {
       results = insertGroups(batch.map((b) => b.mails));
-    } catch {
+    } catch (err) {
+      // Another connection holds the write lock: try again shortly, off the event loop,
+      // until the oldest delivery has waited BUSY_GIVE_UP_MS; then each alone, and fail.
+      if (isBusy(err) && db.open && Date.now() - batch[0]!.since < BUSY_GIVE_UP_MS) {
+        pending = batch.concat(pending);
+        retryTimer = setTimeout(flushPending, BUSY_RETRY_MS);
+        return;
+      }
       // One delivery that cannot be stored must not fail the others: each alone.
       results = batch.map((b) => {
         try {
@@ -204,8 +242,10 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   return {
     kind: 'sqlite',
     async createAddress(address, createdAt) {
-      const row = q.insertAddress.get(address, createdAt) as { id: number; address: string; created_at: number } | undefined;
-      return afterSync(row && toAddress(row));
+      return afterSync(() => {
+        const row = q.insertAddress.get(address, createdAt) as { id: number; address: string; created_at: number } | undefined;
+        return row && toAddress(row);
+      });
     },
     async getAddress(id) {
       const row = q.getAddress.get(id) as { id: number; address: string; created_at: number } | undefined;
@@ -216,12 +256,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       return row && toAddress(row);
     },
     async deleteAddress(id) {
-      return afterSync(q.deleteAddress.run(id).changes > 0);
+      return afterSync(() => q.deleteAddress.run(id).changes > 0);
     },
     insertMails(mails) {
       return new Promise((resolve, reject) => {
         if (!db.open) return reject(new Error('The database is closed.'));
-        if (pending.push({ mails, resolve, reject }) === 1) setImmediate(flushPending);
+        if (pending.push({ mails, since: Date.now(), resolve, reject }) === 1 && !retryTimer) setImmediate(flushPending);
       });
     },
     async listMails(addressId, limit, offset) {
@@ -246,35 +286,33 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       return q.usage.get(addressId) as { count: number; bytes: number };
     },
     async softDeleteMail(addressId, uuid) {
-      return afterSync(q.softDelete.run(Date.now(), addressId, uuid).changes > 0);
+      return afterSync(() => q.softDelete.run(Date.now(), addressId, uuid).changes > 0);
     },
     async clearMails(addressId) {
-      return afterSync(q.clear.run(Date.now(), addressId).changes);
+      return afterSync(() => q.clear.run(Date.now(), addressId).changes);
     },
     async createSession(id, createdAt) {
-      q.createSession.run(id, createdAt);
-      await durable();
+      await afterSync(() => q.createSession.run(id, createdAt));
     },
     async getSession(id) {
       const row = q.getSession.get(id) as { id: string; active_address_id: number | null; created_at: number } | undefined;
       return row && { id: row.id, activeAddressId: row.active_address_id, createdAt: row.created_at };
     },
     async addSessionAddress(sessionId, addressId, addedAt, max) {
-      addMember(sessionId, addressId, addedAt, max);
-      await durable();
+      await afterSync(() => addMember(sessionId, addressId, addedAt, max));
     },
     async listSessionAddresses(sessionId) {
       const rows = q.listMembers.all(sessionId) as { id: number; address: string; created_at: number }[];
       return rows.map((r): SessionAddressRecord => ({ addressId: r.id, address: r.address, createdAt: r.created_at }));
     },
     async rotateSession(oldId, newId, activeAddressId, renewedAt) {
-      return afterSync(q.rotate.run(newId, activeAddressId, renewedAt, oldId).changes > 0);
+      return afterSync(() => q.rotate.run(newId, activeAddressId, renewedAt, oldId).changes > 0);
     },
     async deleteSession(id) {
-      return afterSync(q.deleteSession.run(id).changes > 0);
+      return afterSync(() => q.deleteSession.run(id).changes > 0);
     },
     async purge(cutoffs) {
-      return afterSync(purge(cutoffs));
+      return afterSync(() => purge(cutoffs));
     },
     externalWriteMark() {
       // Read once per turn of the event loop and shared by the requests handled in it:
