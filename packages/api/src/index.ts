@@ -13,6 +13,7 @@ export const Paths = {
   waitMails: '/api/mails/wait',
   events: '/api/events',
   mail: '/api/mail/:uuid',
+  parsedMail: '/api/mail/:uuid/parsed',
   deleteMail: '/api/mails/:uuid',
   clearInbox: '/api/clear_inbox',
   attachment: '/api/attachment/:uuid/:attachmentId',
@@ -148,6 +149,56 @@ export const MailMetadata = Type.Object({
   links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
 });
 export type MailMetadata = Static<typeof MailMetadata>;
+
+// GET /api/mail/{uuid}/parsed (docs/api.md; bounds in docs/decisions.md "Parsed mail").
+export const HeaderField = Type.Object({
+  name: Type.String({ description: 'The header name as written in the message.' }),
+  value: Type.String({ description: 'Unfolded, with RFC 2047 encoded words decoded.' }),
+});
+export type HeaderField = Static<typeof HeaderField>;
+
+export const ParsedAttachment = Type.Object({
+  id: Type.String({ description: 'Use in GET /api/attachment/{mail_uuid}/{id}.' }),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer({ description: 'Decoded size in bytes.' }),
+  content_id: Type.Union([Type.String(), Type.Null()], { description: 'Content-ID without angle brackets, as `cid:` URLs name it; null when the part has none.' }),
+  inline: Type.Boolean({ description: 'Shown inside the message (Content-Disposition inline, or referenced from a multipart/related HTML part) rather than attached.' }),
+});
+export type ParsedAttachment = Static<typeof ParsedAttachment>;
+
+/** What the parser reads from a message: a ParsedMail without the stored mail's own fields. */
+export const ParsedMailContent = Type.Object({
+  subject: Type.String({ description: 'Decoded (RFC 2047), at most 1,024 characters.' }),
+  date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The Date: header as RFC 3339, or null.' }),
+  from: Mailbox,
+  to: Type.Array(Mailbox, { description: 'Groups flattened; at most 1,000 entries.' }),
+  cc: Type.Array(Mailbox, { description: 'Groups flattened; at most 1,000 entries.' }),
+  reply_to: Type.Array(Mailbox, { description: 'Groups flattened; at most 1,000 entries.' }),
+  text: Type.String({ description: 'The whole decoded text part, never truncated; the HTML rendered as text when the message has no text part.' }),
+  html: Type.Union([Type.String(), Type.Null()], { description: 'The whole decoded HTML part, or null.' }),
+  headers: Type.Array(HeaderField, { description: 'The top-level headers in order, the Received: line the server added first; at most 1,000 and 256 Ki characters in all.' }),
+  headers_truncated: Type.Boolean({ description: 'True when headers were dropped or the last one cut to stay within the bounds.' }),
+  attachments: Type.Array(ParsedAttachment, { description: 'The attachments the mail\'s metadata lists (at most 100), with the same ids.' }),
+  attachments_truncated: Type.Boolean({ description: 'True when the message has more attachments than are listed.' }),
+  codes: Type.Array(Type.String(), { description: 'Likely verification codes, most likely first (as in the metadata).' }),
+  links: Type.Array(Type.String(), { description: 'http(s) links in order of appearance (as in the metadata).' }),
+  degraded: Type.Boolean({
+    description: 'True when the message could not be parsed within PARSE_TIMEOUT (or the parser refused it): every field then comes from the header block alone, `text` is empty, `html` null and `attachments` empty.',
+  }),
+});
+export type ParsedMailContent = Static<typeof ParsedMailContent>;
+
+export const ParsedMail = Type.Composite([
+  Type.Object({
+    id: MailListItem.properties.id,
+    uuid: MailListItem.properties.uuid,
+    message_id: MailListItem.properties.message_id,
+    created_at: MailListItem.properties.created_at,
+  }),
+  ParsedMailContent,
+]);
+export type ParsedMail = Static<typeof ParsedMail>;
 
 export const SessionAddress = Type.Object({
   address: Type.String(),

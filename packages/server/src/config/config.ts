@@ -5,6 +5,8 @@ export const RATE_LIMIT_ROUTES = {
   NEW_ADDRESS: { max: 10, windowSeconds: 60 },
   MAILS: { max: 60, windowSeconds: 60 },
   MAIL: { max: 60, windowSeconds: 60 },
+  // Each request parses a stored message again, on the threads that parse incoming mail.
+  PARSED_MAIL: { max: 30, windowSeconds: 60 },
   SETTINGS: { max: 60, windowSeconds: 60 },
   SWITCH_ADDRESS: { max: 30, windowSeconds: 60 },
   DELETE_ADDRESS: { max: 10, windowSeconds: 60 },

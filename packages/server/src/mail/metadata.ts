@@ -59,19 +59,19 @@ export async function parseHeaderBlock(raw: Uint8Array): Promise<Email | undefin
   }
 }
 
-function cut(s: string, max: number): string {
+export function cut(s: string, max: number): string {
   if (s.length <= max) return s;
   // Never leave half of a surrogate pair at the end.
   const end = /[\ud800-\udbff]/.test(s[max - 1]!) ? max - 1 : max;
   return s.slice(0, end);
 }
 
-function stripControls(s: string): string {
+export function stripControls(s: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what is removed
   return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
 }
 
-function mailboxes(list: Address[] | Address | undefined, max: number): Mailbox[] {
+export function mailboxes(list: Address[] | Address | undefined, max: number): Mailbox[] {
   const out: Mailbox[] = [];
   const add = (name: string | undefined, address: string | undefined) => {
     if (out.length < max) out.push({ name: cut(stripControls(name ?? ''), MAX_FIELD_CHARS), address: cut(stripControls(address ?? ''), MAX_FIELD_CHARS) });
@@ -84,7 +84,7 @@ function mailboxes(list: Address[] | Address | undefined, max: number): Mailbox[
   return out;
 }
 
-function isoDate(value: string | undefined): string | null {
+export function isoDate(value: string | undefined): string | null {
   if (!value) return null;
   const t = Date.parse(value);
   return Number.isNaN(t) ? null : new Date(t).toISOString();

@@ -1,11 +1,13 @@
 // Runs in the parser's worker threads (parse.ts): parses one message and answers
 // with its metadata and the decoded bytes of the attachments that metadata lists,
-// all of them in one buffer moved (not copied) back to the server's thread.
+// all of them in one buffer moved (not copied) back to the server's thread; or, for
+// GET /api/mail/{uuid}/parsed, with its parsed view (parsed-view.ts) as JSON bytes.
 import { parentPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
 import { installConcatBlob } from './concat-blob.js';
 import { buildMetadata, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
+import { buildView, headersOf, readHeaderBlock } from './parsed-view.js';
 
 // postal-mime gathers every decoded part in a Blob; Node's is slow at that (concat-blob.ts).
 installConcatBlob();
@@ -15,6 +17,8 @@ export type ParseTask = { id: number; raw: Uint8Array } & (
   | { op: 'attachment'; index: number }
   /** Several small messages back to back in `raw`, each `sizes[i]` bytes: parsed in turn, answered together. */
   | { op: 'batch'; sizes: number[] }
+  /** The parsed view; 'view-headers' reads the header block alone (a message whose 'view' ran out of budget). */
+  | { op: 'view' | 'view-headers'; attachmentsListed: number }
 );
 
 /** Posted when a task starts running, so that its budget excludes the time it waited for a thread. */
@@ -44,6 +48,13 @@ export interface WorkerResult {
   items: WorkerItem[];
   /** Every listed attachment's bytes of every item, back to back. */
   contents: ArrayBuffer;
+}
+
+/** A parsed view (parsed-view.ts), serialised here rather than on the server's thread. */
+export interface ViewResult {
+  /** UTF-8 JSON of a ParsedMailContent. */
+  json: ArrayBuffer;
+  degraded: boolean;
 }
 
 function bytesOf(content: ArrayBuffer | Uint8Array | string): Uint8Array {
@@ -99,8 +110,23 @@ async function parseOne(raw: Uint8Array): Promise<{ email: Email | undefined; de
   }
 }
 
+const encoder = new TextEncoder();
+
+async function viewTask(raw: Uint8Array, attachmentsListed: number, headersOnly: boolean): Promise<ViewResult> {
+  const { email, degraded } = headersOnly ? { email: await parseHeaderBlock(raw), degraded: true } : await parseOne(raw);
+  const headers = degraded ? readHeaderBlock(raw) : headersOf(email);
+  let bytes = encoder.encode(JSON.stringify(buildView(email, { attachmentsListed, degraded, headers })));
+  // Only a buffer the bytes fill alone may be moved.
+  if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) bytes = bytes.slice();
+  return { json: bytes.buffer as ArrayBuffer, degraded };
+}
+
 export default async function parseTask(task: ParseTask) {
   parentPort?.postMessage({ parseTaskStarted: task.id } satisfies StartedMessage);
+  if (task.op === 'view' || task.op === 'view-headers') {
+    const view = await viewTask(task.raw, task.attachmentsListed, task.op === 'view-headers');
+    return Piscina.move({ [Piscina.transferableSymbol]: view.json, [Piscina.valueSymbol]: view } as unknown as ArrayBuffer) as unknown as ViewResult;
+  }
   const contents = new Contents();
   const items: WorkerItem[] = [];
   if (task.op === 'headers') items.push(item(await parseHeaderBlock(task.raw), true, contents));

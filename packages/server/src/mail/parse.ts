@@ -13,7 +13,8 @@
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
-import type { ParseTask, StartedMessage, WorkerItem, WorkerResult } from './parse-worker.js';
+import { buildView } from './parsed-view.js';
+import type { ParseTask, StartedMessage, ViewResult, WorkerItem, WorkerResult } from './parse-worker.js';
 
 export { buildMetadata, parseMessage } from './metadata.js';
 export {
@@ -47,6 +48,13 @@ export interface ParsedMessage {
   degraded: boolean;
 }
 
+/** The parsed view of a message (parsed-view.ts), as the JSON bytes of a ParsedMailContent. */
+export interface MessageView {
+  json: Buffer;
+  /** Only the header block could be read (the parse ran out of budget or was refused). */
+  degraded: boolean;
+}
+
 export interface ParserOptions {
   /** Worker threads (default 1). */
   threads?: number;
@@ -63,6 +71,11 @@ export interface MessageParser {
   parse(raw: Buffer): Promise<ParsedMessage>;
   /** Attachment `index` of a stored message (mail kept before attachments were stored); undefined when unknown. */
   readAttachment(raw: Buffer, index: number): Promise<ParsedAttachment | undefined>;
+  /**
+   * The parsed view of a stored message whose metadata lists `attachmentsListed` attachments, under the
+   * same budget as a parse (past it, its header block's); undefined when no thread was free for that long.
+   */
+  view(raw: Buffer, attachmentsListed: number): Promise<MessageView | undefined>;
   /** Ends the workers; later calls answer as if every parse failed. */
   close(): Promise<void>;
 }
@@ -123,8 +136,8 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   let nextId = 0;
   const starters = new Map<number, () => void>();
 
-  function startPool(): Piscina<ParseTask, WorkerResult> {
-    const p = new Piscina<ParseTask, WorkerResult>({
+  function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
+    const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
       filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
       minThreads: threads,
       maxThreads: threads,
@@ -148,9 +161,13 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   }
   let pool = startPool();
 
-  type Op = { op: 'parse' | 'headers' } | { op: 'attachment'; index: number } | { op: 'batch'; sizes: number[] };
+  type Op =
+    | { op: 'parse' | 'headers' }
+    | { op: 'attachment'; index: number }
+    | { op: 'batch'; sizes: number[] }
+    | { op: 'view' | 'view-headers'; attachmentsListed: number };
   /** A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs). */
-  async function run(what: Op, raw: Buffer, ms: number): Promise<WorkerResult | 'failed' | 'unstarted'> {
+  async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number): Promise<R | 'failed' | 'unstarted'> {
     // A destroyed pool would start new workers for a late task.
     if (closed) return 'unstarted';
     const id = nextId++;
@@ -166,7 +183,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       const copy = await ownCopy(raw);
       const bytes = new Uint8Array(copy);
       const task: ParseTask = { ...what, id, raw: bytes };
-      return await pool.run(task, { signal: abort.signal, transferList: [copy] });
+      return (await pool.run(task, { signal: abort.signal, transferList: [copy] })) as R;
     } catch {
       return started || !abort.signal.aborted ? 'failed' : 'unstarted';
     } finally {
@@ -232,6 +249,17 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       if (!Number.isInteger(index) || index < 0 || index >= MAX_ATTACHMENTS_LISTED) return undefined;
       const r = await run({ op: 'attachment', index }, raw, timeoutMs);
       return typeof r === 'object' ? parsedOf(r, r.items[0]!).attachments[0] : undefined;
+    },
+    async view(raw, attachmentsListed) {
+      const viewOf = (r: ViewResult): MessageView => ({ json: Buffer.from(r.json), degraded: r.degraded });
+      const full = await run<ViewResult>({ op: 'view', attachmentsListed }, raw, timeoutMs);
+      if (typeof full === 'object') return viewOf(full);
+      if (full === 'unstarted') return undefined;
+      const head = await run<ViewResult>({ op: 'view-headers', attachmentsListed: 0 }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS);
+      if (typeof head === 'object') return viewOf(head);
+      if (head === 'unstarted') return undefined;
+      // Not even the header block could be read: a view of nothing (cheap, no parse).
+      return { json: Buffer.from(JSON.stringify(buildView(undefined, { attachmentsListed: 0, degraded: true, headers: [] }))), degraded: true };
     },
     // Running parses are cut short too: close must not wait out a hostile message's budget.
     close: () => {

@@ -2,7 +2,7 @@
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { conflict, notFound, unauthorized } from '../domain/errors.js';
+import { AppError, conflict, notFound, unauthorized } from '../domain/errors.js';
 import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
@@ -40,6 +40,16 @@ export interface AuthenticatedAddress extends AddressRecord {
    */
   mailSetVersion: string | undefined;
 }
+
+export interface ParsedMailView {
+  mail: MailSummary;
+  /** JSON bytes of the ParsedMailContent (mail/parsed-view.ts), serialised in the parser's worker. */
+  content: Buffer;
+  degraded: boolean;
+}
+
+/** Seconds a client is asked to wait when no parser thread was free (a full budget's worth of queue). */
+const PARSER_BUSY_RETRY_SECONDS = 5;
 
 export interface DeliveredMail {
   addressId: number;
@@ -168,12 +178,23 @@ export function createMailService(opts: MailServiceOptions) {
     return mail;
   }
 
+  /** A mail parsed again, in a worker within the parse budget (docs/decisions.md "Parsed mail"). */
+  async function readParsed(addressId: number, uuid: string): Promise<ParsedMailView> {
+    const { raw, ...mail } = await getMail(addressId, uuid);
+    // Only the attachments the metadata lists can be downloaded, so only those are shown, with the same ids.
+    const listed = (JSON.parse(mail.metadata) as MailMetadata).attachments.length;
+    const view = await parser.view(raw, listed);
+    if (!view) throw new AppError('unavailable', 'Every parser thread is busy; retry in a moment.', PARSER_BUSY_RETRY_SECONDS);
+    return { mail, content: view.json, degraded: view.degraded };
+  }
+
   return {
     createAddress,
     authenticate,
     resolveRecipient,
     deliver,
     getMail,
+    readParsed,
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
     async deleteAddress(addressId: number): Promise<boolean> {
       const deleted = await store.deleteAddress(addressId);

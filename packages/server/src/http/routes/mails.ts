@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AttachmentParams, FullMail, MailsQuery, MailsResponse, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
+import { AttachmentParams, FullMail, MailsQuery, MailsResponse, ParsedMail, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
@@ -23,6 +23,15 @@ export const toItem = (m: MailSummary): MailListItem => ({
   created_at: new Date(m.createdAt).toISOString(),
   message_id: m.messageId,
 });
+
+/**
+ * A ParsedMail's bytes: the mail's own fields, then the content the parser's worker
+ * serialised (a JSON object of the other fields), joined without parsing it again.
+ */
+function parsedMailBody(m: MailSummary, content: Buffer): Buffer {
+  const own = JSON.stringify({ id: m.id, uuid: m.uuid, message_id: m.messageId, created_at: new Date(m.createdAt).toISOString() });
+  return Buffer.concat([Buffer.from(`${own.slice(0, -1)},`), content.subarray(1)]);
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -108,6 +117,44 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         const m = await mail.getMail(address.id, request.params.uuid);
         body = Buffer.from(reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string);
         if (version !== undefined) cache.set(key, version, body);
+      }
+      return reply.type(JSON_TYPE).send(body);
+    },
+  );
+
+  app.get(
+    Paths.parsedMail,
+    {
+      config: { rateLimit: 'PARSED_MAIL' },
+      schema: {
+        summary: 'Read one mail parsed: decoded headers, addresses, text, HTML, attachments, codes and links',
+        description: [
+          'The message is parsed again, in a worker thread within PARSE_TIMEOUT. `text` and `html` are whole, never cut; `headers` are',
+          'the top-level headers in order, decoded, at most 1,000 and 256 Ki characters in all (`headers_truncated`). A message that cannot',
+          'be parsed within the budget answers what its header block gives, with `degraded: true`.',
+        ].join(' '),
+        tags: ['mail'],
+        security: bearer,
+        params: UuidParams,
+        response: {
+          200: ParsedMail,
+          401: unauthorizedResponse,
+          404: notFoundResponse,
+          429: rateLimited,
+          503: errorResponse('Every parser thread stayed busy; see Retry-After.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const address = await authenticate(request, mail);
+      const version = address.mailSetVersion;
+      const key = `p:${address.id}:${request.params.uuid}`;
+      let body = version === undefined ? undefined : cache.get(key, version);
+      if (body === undefined) {
+        const parsed = await mail.readParsed(address.id, request.params.uuid);
+        body = parsedMailBody(parsed.mail, parsed.content);
+        // A degraded view is not kept: its time-out may have come from a moment's contention for the CPU.
+        if (version !== undefined && !parsed.degraded) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);
     },
