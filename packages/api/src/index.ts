@@ -66,8 +66,23 @@ export const MailsQuery = Type.Object(
 export type MailsQuery = Static<typeof MailsQuery>;
 
 // Beyond the seed: push and long-poll (docs/decisions.md "Beyond the interface").
+
+/** Longest `from`, `to` or `subject` filter of a wait or an event stream. */
+export const MAX_FILTER_CHARS = 256;
+
+const filterFields = {
+  from: Type.Optional(
+    Type.String({ maxLength: MAX_FILTER_CHARS, description: 'Only mail whose From: name or address contains this (case-insensitive).' }),
+  ),
+  to: Type.Optional(
+    Type.String({ maxLength: MAX_FILTER_CHARS, description: 'Only mail with a To: recipient whose name or address contains this (case-insensitive).' }),
+  ),
+  subject: Type.Optional(Type.String({ maxLength: MAX_FILTER_CHARS, description: 'Only mail whose subject contains this (case-insensitive).' })),
+};
+
 export const WaitQuery = Type.Object(
   {
+    ...filterFields,
     since: Type.Optional(
       Type.Integer({ minimum: 0, default: 0, description: 'Answer with mails whose `id` is greater than this: the largest `id` the client has seen. 0 (the default): any mail.' }),
     ),
@@ -79,6 +94,7 @@ export type WaitQuery = Static<typeof WaitQuery>;
 
 export const EventsQuery = Type.Object(
   {
+    ...filterFields,
     since: Type.Optional(
       Type.Integer({
         minimum: 0,

@@ -3,18 +3,20 @@
 // - GET /api/mails/wait: a long poll that answers as soon as the address has mail
 //   newer than `since`, or 204 when `timeout` passes first.
 // Both hear of mail committed on any node (mail/events.ts) and never replace
-// GET /api/mails, which stays the source of truth.
+// GET /api/mails, which stays the source of truth. Both take the filters `from`, `to`
+// and `subject` (mail/filter.ts): other mail neither answers a wait nor is streamed.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { EventsQuery, MailsResponse, Paths, WaitQuery } from '@temp-inbox/api';
+import { EventsQuery, MailsResponse, MAX_FILTER_CHARS, Paths, WaitQuery } from '@temp-inbox/api';
 import { AppError, unauthorized } from '../../domain/errors.js';
 import type { InboxEvent } from '../../mail/events.js';
+import { mailFilter, type MailFilter } from '../../mail/filter.js';
 import type { MailSummary } from '../../storage/store.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate, credentialOf } from '../auth.js';
 import { errorResponse } from '../errors.js';
-import { strictIntegers } from '../query.js';
+import { boundedStrings, strictIntegers } from '../query.js';
 import { createOpenCounter } from '../../limits/open-counter.js';
 import { clientKey } from '../rate-limit.js';
 import { toItem } from './mails.js';
@@ -29,7 +31,8 @@ const RECONNECT_MS = 2000;
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
 const tooMany = errorResponse('Rate limit exceeded, or too many streams and waits open from this client; see Retry-After.');
-const badQuery = errorResponse('since and timeout must be whole numbers in range.');
+const badQuery = errorResponse(`since and timeout must be whole numbers in range; from, to and subject at most ${MAX_FILTER_CHARS} characters, each given once.`);
+const filters = boundedStrings(MAX_FILTER_CHARS, 'from', 'to', 'subject');
 
 /** Last-Event-ID as a mail id, when it is one. */
 function lastEventId(header: string | string[] | undefined): number | undefined {
@@ -91,17 +94,17 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     };
   }
 
-  /** The address's live mails with an id above `since` (the newest NEWER_MAX), and its count. */
-  async function newer(addressId: number, since: number): Promise<{ results: MailSummary[]; count: number }> {
+  /** The address's live mails with an id above `since` that `match` accepts (among the newest NEWER_MAX), and its count of live mails. */
+  async function newer(addressId: number, since: number, match: MailFilter | undefined): Promise<{ results: MailSummary[]; count: number }> {
     const page = await mail.listMails(addressId, NEWER_MAX, 0);
-    return { results: page.results.filter((m) => m.id > since), count: page.count };
+    return { results: page.results.filter((m) => m.id > since && (!match || match(m))), count: page.count };
   }
 
   app.get(
     Paths.events,
     {
       config: { rateLimit: 'MAILS' },
-      preValidation: strictIntegers('since'),
+      preValidation: [strictIntegers('since'), filters],
       schema: {
         summary: 'Stream the address\'s mail events (Server-Sent Events)',
         description: [
@@ -109,7 +112,8 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
           'as an item of GET /api/mails, and the event `id` is the mail\'s `id`), `mail_deleted` (data `{"uuid": …}`), `inbox_cleared` and',
           '`address_deleted` (data `{}`; the stream then ends). A comment line is sent every EVENTS_HEARTBEAT, and the token is checked',
           'again then: the stream ends when it expires or its address is gone. With `since` or `Last-Event-ID` (sent by EventSource on',
-          'reconnect), the mails with a greater `id` (at most the newest 100) are sent first, oldest first. Counted under RATE_LIMIT_MAILS.',
+          'reconnect), the mails with a greater `id` (at most the newest 100) are sent first, oldest first. With `from`, `to` or `subject`,',
+          'only the mails that match are sent (other events are sent as always). Counted under RATE_LIMIT_MAILS.',
         ].join(' '),
         tags: ['mail'],
         security: bearer,
@@ -127,6 +131,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const token = credentialOf(request);
       const address = await mail.authenticate(token);
       const since = request.query.since ?? lastEventId(request.headers['last-event-id']);
+      const match = mailFilter(request.query);
       const admitted = admit(request, address.id);
       openStreams++;
       const release = () => {
@@ -162,6 +167,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         }
       };
       const deliver = (event: InboxEvent) => {
+        if (event.type === 'mail' && match && !match(event.mail)) return;
         write(frame(event));
         if (event.type === 'address_deleted') end();
       };
@@ -185,7 +191,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
 
       if (held) {
         try {
-          const replay = (await newer(address.id, since!)).results.reverse();
+          const replay = (await newer(address.id, since!, match)).results.reverse();
           const sent = new Set<number>();
           for (const m of replay) {
             sent.add(m.id);
@@ -206,13 +212,15 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     Paths.waitMails,
     {
       config: { rateLimit: 'MAILS' },
-      preValidation: strictIntegers('since', 'timeout'),
+      preValidation: [strictIntegers('since', 'timeout'), filters],
       schema: {
         summary: 'Wait for mail newer than `since` (long poll)',
         description: [
           'Answers as soon as the address has live mail whose `id` is greater than `since`: 200 with those mails (newest first, at most',
           '100) and the total `count`, like GET /api/mails. When `timeout` seconds pass first: 204 with no body. Pass the largest `id`',
-          'seen so far as `since` to wait for the next one. Counted under RATE_LIMIT_MAILS.',
+          'seen so far as `since` to wait for the next one. With `from`, `to` or `subject` (case-insensitive substrings of the From: name',
+          'or address, of a To: name or address, of the subject), only matching mail answers, and only it is in `results`. Counted under',
+          'RATE_LIMIT_MAILS.',
         ].join(' '),
         tags: ['mail'],
         security: bearer,
@@ -231,6 +239,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const address = await authenticate(request, mail);
       const since = request.query.since ?? 0;
       const timeoutMs = (request.query.timeout ?? 30) * 1000;
+      const match = mailFilter(request.query);
       reply.header('cache-control', 'no-store');
       const admitted = admit(request, address.id);
       openWaits++;
@@ -256,13 +265,13 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
           const stop = () => finish('none');
           // Subscribed before the first look, so a mail committed in between is not missed.
           const unsubscribe = bus.subscribe(address.id, (event) => {
-            if (event.type === 'mail' && event.mail.id > since) finish('mail');
+            if (event.type === 'mail' && event.mail.id > since && (!match || match(event.mail))) finish('mail');
             else if (event.type === 'address_deleted') finish('gone');
           });
           const timer = setTimeout(stop, timeoutMs);
           enders.add(stop);
           reply.raw.on('close', stop);
-          newer(address.id, since).then(
+          newer(address.id, since, match).then(
             (found) => {
               if (found.results.length === 0 || settled) return;
               page = found;
@@ -276,7 +285,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
           );
         });
         if (outcome === 'gone') throw unauthorized('This address was deleted.');
-        if (outcome === 'mail' && !page) page = await newer(address.id, since);
+        if (outcome === 'mail' && !page) page = await newer(address.id, since, match);
       } finally {
         release();
       }
