@@ -1,5 +1,5 @@
 // The configuration the server runs with, as loadConfig builds it from the environment.
-import type { RateLimitRule, TrustProxy } from './values.js';
+import type { CorsOrigins, RateLimitRule, TrustProxy } from './values.js';
 
 export const RATE_LIMIT_ROUTES = {
   NEW_ADDRESS: { max: 10, windowSeconds: 60 },
@@ -38,6 +38,8 @@ export interface Config {
   nameBlocklist: string[];
   rateLimits: Record<RateLimitRoute, RateLimitRule>;
   trustProxy: TrustProxy | undefined;
+  /** CORS_ORIGINS: undefined = no cross-origin access. */
+  corsOrigins: CorsOrigins | undefined;
   maxMessageBytes: number;
   mailTtlMs: number;
   addressTtlMs: number;

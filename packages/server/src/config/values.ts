@@ -17,6 +17,9 @@ export interface RateLimitRule {
 
 export type TrustProxy = boolean | number | string | string[];
 
+/** Origins allowed cross-origin access: any ('*', never with credentials) or these. */
+export type CorsOrigins = '*' | string[];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** A whole number in decimal digits that the TypeBox schema accepts; `accepts` is the error's wording. */
@@ -103,6 +106,22 @@ export function parseTrustProxy(raw: string): TrustProxy | undefined {
 }
 
 
+/** `*` alone, or a comma list of origins (scheme://host[:port]), each as browsers send it in Origin. */
+export function parseCorsOrigins(raw: string): CorsOrigins | undefined {
+  if (raw === '') return undefined;
+  if (raw === '*') return '*';
+  const accepts = 'a comma list of origins such as https://app.example (scheme, host and optional port; no path), or * alone';
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0) throw new ConfigError(accepts);
+  return [
+    ...new Set(
+      list.map((entry) => {
+        if (!/^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) || !URL.canParse(entry)) throw new ConfigError(accepts);
+        return new URL(entry).origin;
+      }),
+    ),
+  ];
+}
 
 export function secret(raw: string): string | undefined {
   if (raw === '') return undefined;

@@ -3,7 +3,7 @@
 // configuration table both come from this one list.
 import { hostname } from 'node:os';
 import { RATE_LIMIT_ROUTES, type Config, type RateLimitRoute } from './config.js';
-import { atLeast, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret } from './values.js';
+import { atLeast, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret } from './values.js';
 
 type Setter = (c: Config, raw: string) => void;
 
@@ -156,6 +156,14 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     accepts: 'hop count, or IP/CIDR list',
     description: "Which proxies' X-Forwarded-For to believe: the number of proxies in front (usually 1) or their addresses. true is refused: it would believe what the client writes.",
     set: (c, r) => (c.trustProxy = parseTrustProxy(r)),
+  },
+  {
+    name: 'CORS_ORIGINS',
+    default: '(unset = no cross-origin access)',
+    accepts: 'comma list of origins, or *',
+    description:
+      'Web origins (such as https://app.example) whose pages may call the API from the browser: preflights are answered and Retry-After is readable. Listed origins may send cookies; * allows any origin, without cookies.',
+    set: (c, r) => (c.corsOrigins = parseCorsOrigins(r)),
   },
   { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.maxMessageBytes = positiveInt(r)) },
   { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mailTtlMs = duration(r)) },

@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION } from '@temp-inbox/api';
 import type { RateLimitRoute, TrustProxy } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
+import { registerCors } from './cors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -138,6 +139,9 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, session: { type: 'apiKey', in: 'cookie', name: 'session_id' } } },
     },
   });
+
+  // Before any route: its hook answers preflights ahead of the rate limits and authentication.
+  await registerCors(app, deps.config.corsOrigins);
 
   // Rate limits run as a route-level hook on the routes that have one, so every
   // other request passes no hook for them.

@@ -15,6 +15,7 @@ export interface HttpDeps {
   config: Pick<
     Config,
     | 'trustProxy'
+    | 'corsOrigins'
     | 'eventsHeartbeatMs'
     | 'mailDomains'
     | 'turnstileSiteKey'

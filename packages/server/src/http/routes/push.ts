@@ -176,6 +176,8 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       enders.add(end);
       res.on('close', end);
 
+      // Headers set through the reply before it was taken over (CORS, when enabled).
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
