@@ -161,8 +161,9 @@ export class SmtpClient {
     socket.on('error', () => undefined);
   }
 
-  static async connect(port: number, host = '127.0.0.1'): Promise<SmtpClient> {
-    const socket = connect(port, host);
+  /** `localAddress` picks the client's address (127.0.0.2, …) for the per-client limits. */
+  static async connect(port: number, host = '127.0.0.1', localAddress?: string): Promise<SmtpClient> {
+    const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
