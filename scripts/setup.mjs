@@ -42,8 +42,15 @@ function inputsHash() {
   return hash.digest('hex');
 }
 
+/** A step that failed; its own output (above) says why. */
+export class SetupError extends Error {}
+
 function npm(...args) {
-  execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: root, stdio: 'inherit' });
+  try {
+    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: root, stdio: 'inherit' });
+  } catch (err) {
+    throw new SetupError(`temp-inbox: \`npm ${args.join(' ')}\` failed (${err.status ?? err.code}); its output above says why.`);
+  }
 }
 
 /** Installs and builds unless the stamp says both are current for these inputs. */
@@ -63,4 +70,15 @@ export function setup({ force = false } = {}) {
   writeFileSync(stampFile, `${inputsHash()}\n`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) setup({ force: process.argv.includes('--force') });
+/** setup(), with a failure reported in one line and exit code 1 (never a stack trace). */
+export function setupOrExit(options) {
+  try {
+    setup(options);
+  } catch (err) {
+    if (!(err instanceof SetupError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) setupOrExit({ force: process.argv.includes('--force') });

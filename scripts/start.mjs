@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: install and build when the inputs changed (setup.mjs), then run the
 // server in this same process, so a restart costs one Node start-up, not three.
-import { setup } from './setup.mjs';
+import { setupOrExit } from './setup.mjs';
 
-setup();
+setupOrExit();
 await import('../packages/server/dist/main.js');

@@ -17,6 +17,7 @@ import { removeAllTempDirs, stopAllChildren } from './lib/procs.js';
 import { table, type Bench, type BenchOutput, type Row } from './lib/report.js';
 import { memory } from './memory.js';
 import { smtpIngest } from './smtp-ingest.js';
+import { startup } from './startup.js';
 
 const BENCHES: Record<string, Bench> = {
   'api-read': apiRead,
@@ -25,6 +26,7 @@ const BENCHES: Record<string, Bench> = {
   growth,
   memory,
   hostile,
+  startup,
 };
 
 const argv = process.argv.slice(2);
