@@ -15,7 +15,8 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export type ServiceName = 'postgres' | 'redis' | 'chromium';
 
-const PROBE_TIMEOUT_MS = 2000;
+// Generous: on a loaded machine (a full test run beside other work) a healthy service can take a while to answer.
+const PROBE_TIMEOUT_MS = 5000;
 
 // pg takes the default user name from $USER, which is often unset in containers
 // and CI; libpq (psql) uses the OS account instead. Do the same, so a URL without
