@@ -66,7 +66,8 @@ function counted(inner: Store) {
   const store: Store = {
     ...inner,
     kind: inner.kind,
-    createAddress: (a, t) => inner.createAddress(a, t),
+    createAddress: (a, t, o) => inner.createAddress(a, t, o),
+    claimAddress: (a) => inner.claimAddress(a),
     getAddress: async (id) => {
       calls.getAddress++;
       const r = await inner.getAddress(id);

@@ -77,7 +77,9 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
   return {
     kind: inner.kind,
     // Passed through: nothing here changes an address or its mail.
-    createAddress: (address, createdAt) => inner.createAddress(address, createdAt),
+    createAddress: (address, createdAt, opts) => inner.createAddress(address, createdAt, opts),
+    // Claiming changes none of what is remembered (id, name, creation time).
+    claimAddress: (address) => inner.claimAddress(address),
     listMails: (addressId, limit, offset) => inner.listMails(addressId, limit, offset),
     getMail: (addressId, uuid) => inner.getMail(addressId, uuid),
     getAttachment: (addressId, uuid, index) => inner.getAttachment(addressId, uuid, index),

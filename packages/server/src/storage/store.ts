@@ -84,8 +84,13 @@ export interface PurgeResult {
 export interface Store {
   readonly kind: string;
 
-  /** Creates an address; undefined when a live address already has that name. */
-  createAddress(address: string, createdAt: number): Promise<AddressRecord | undefined>;
+  /**
+   * Creates an address; undefined when a live address already has that name. An
+   * `unclaimed` one (made by the catch-all on first mail) can be claimed once.
+   */
+  createAddress(address: string, createdAt: number, opts?: { unclaimed?: boolean }): Promise<AddressRecord | undefined>;
+  /** Takes an unclaimed address (once: it is claimed from then on); undefined when there is none of that name. */
+  claimAddress(address: string): Promise<AddressRecord | undefined>;
   getAddress(id: number): Promise<AddressRecord | undefined>;
   findAddress(address: string): Promise<AddressRecord | undefined>;
   /** Removes an address, all its mail and its session memberships. */

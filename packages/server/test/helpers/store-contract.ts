@@ -88,6 +88,24 @@ async function members(store: Store, sessionId: string): Promise<string[]> {
 
 const CASES: Case[] = [
   [
+    'an unclaimed address (catch-all) is claimed exactly once; a claimed or unknown one never',
+    async (store) => {
+      const open = await store.createAddress('open@example.com', T0, { unclaimed: true });
+      assert.ok(open);
+      const normal = await address(store, 'normal@example.com');
+      assert.equal(await store.createAddress('open@example.com', T0 + 1), undefined, 'the name is taken, claimed or not');
+      assert.deepEqual(await store.claimAddress('open@example.com'), open);
+      assert.equal(await store.claimAddress('open@example.com'), undefined, 'a second claim');
+      assert.equal(await store.claimAddress(normal.address), undefined, 'an address created by its owner');
+      assert.equal(await store.claimAddress('nobody@example.com'), undefined);
+      assert.deepEqual(await store.findAddress('open@example.com'), open, 'claiming changes nothing else');
+      // Claims racing for one name: one wins.
+      await store.createAddress('race@example.com', T0, { unclaimed: true });
+      const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimAddress('race@example.com')));
+      assert.equal(claims.filter(Boolean).length, 1);
+    },
+  ],
+  [
     'mails of one delivery share one body: each reads as its own trace + the body, and survives the others going',
     async (store) => {
       const a = await address(store, 'alice@example.com');

@@ -71,4 +71,8 @@ export const MIGRATIONS: string[] = [
   END $$;
   CREATE TRIGGER mails_release_body AFTER DELETE ON mails FOR EACH ROW WHEN (OLD.body_id IS NOT NULL) EXECUTE FUNCTION release_mail_body();
   `,
+  // v3: addresses a catch-all domain created on first mail, whose token nobody has taken yet.
+  `
+  ALTER TABLE addresses ADD COLUMN unclaimed BOOLEAN NOT NULL DEFAULT false;
+  `,
 ];

@@ -104,12 +104,16 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
 
   return {
     kind: 'postgres',
-    async createAddress(address, createdAt) {
+    async createAddress(address, createdAt, opts = {}) {
       const { rows } = await q<AddressRow>(
         pool,
-        'INSERT INTO addresses (address, created_at) VALUES ($1, $2) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at',
-        [address, createdAt],
+        'INSERT INTO addresses (address, created_at, unclaimed) VALUES ($1, $2, $3) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at',
+        [address, createdAt, opts.unclaimed === true],
       );
+      return rows[0] && toAddress(rows[0]);
+    },
+    async claimAddress(address) {
+      const { rows } = await q<AddressRow>(pool, 'UPDATE addresses SET unclaimed = false WHERE address = $1 AND unclaimed RETURNING id, address, created_at', [address]);
       return rows[0] && toAddress(rows[0]);
     },
     async getAddress(id) {

@@ -97,4 +97,8 @@ export const MIGRATIONS: string[] = [
     DELETE FROM bodies WHERE id = OLD.body_id AND refs <= 0;
   END;
   `,
+  // v5: addresses a catch-all domain created on first mail, whose token nobody has taken yet.
+  `
+  ALTER TABLE addresses ADD COLUMN unclaimed INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

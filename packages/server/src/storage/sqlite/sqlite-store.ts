@@ -103,7 +103,8 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(db, file);
 
   const q = {
-    insertAddress: db.prepare('INSERT INTO addresses (address, created_at) VALUES (?, ?) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at'),
+    insertAddress: db.prepare('INSERT INTO addresses (address, created_at, unclaimed) VALUES (?, ?, ?) ON CONFLICT (address) DO NOTHING RETURNING id, address, created_at'),
+    claimAddress: db.prepare('UPDATE addresses SET unclaimed = 0 WHERE address = ? AND unclaimed = 1 RETURNING id, address, created_at'),
     getAddress: db.prepare('SELECT id, address, created_at FROM addresses WHERE id = ?'),
     findAddress: db.prepare('SELECT id, address, created_at FROM addresses WHERE address = ?'),
     deleteAddress: db.prepare('DELETE FROM addresses WHERE id = ?'),
@@ -241,9 +242,15 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
 
   return {
     kind: 'sqlite',
-    async createAddress(address, createdAt) {
+    async createAddress(address, createdAt, opts = {}) {
       return afterSync(() => {
-        const row = q.insertAddress.get(address, createdAt) as { id: number; address: string; created_at: number } | undefined;
+        const row = q.insertAddress.get(address, createdAt, opts.unclaimed ? 1 : 0) as { id: number; address: string; created_at: number } | undefined;
+        return row && toAddress(row);
+      });
+    },
+    async claimAddress(address) {
+      return afterSync(() => {
+        const row = q.claimAddress.get(address) as { id: number; address: string; created_at: number } | undefined;
         return row && toAddress(row);
       });
     },
