@@ -10,6 +10,10 @@
 // back costs several times the parse of a typical 3 KB mail, so under load this is
 // most of the parser's cost saved. A batch that fails or runs out of its budget is
 // parsed again one message at a time, so a hostile message costs only itself.
+//
+// GET /api/mail/{uuid}/parsed uses the same threads and budget (view): the worker
+// builds the parsed view (parsed-view.ts) and serialises it; past the budget, the
+// header block's view, marked degraded.
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
