@@ -161,6 +161,9 @@ export const MailMetadata = Type.Object({
   has_html: Type.Boolean(),
   attachments: Type.Array(AttachmentInfo, { description: 'At most 100 entries; see attachments_truncated.' }),
   attachments_truncated: Type.Optional(Type.Boolean({ description: 'Present and true when the message has more attachments than are listed (the source keeps them all).' })),
+  delivered_to: Type.Optional(
+    Type.String({ description: 'The address the mail was sent to (RCPT TO) as the sender gave it, e.g. with the +tag plus-addressing removed to deliver it. Mail stored before it was recorded has none.' }),
+  ),
   codes: Type.Array(Type.String(), { description: 'Likely verification codes found in the decoded text, most likely first.' }),
   links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
 });

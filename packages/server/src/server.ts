@@ -78,6 +78,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       parser,
       quota: { maxMails: config.addressMaxMails, maxBytes: config.addressMaxBytes },
       tokenMaxLength: config.jwtMaxLength,
+      plusAddressing: config.plusAddressing,
+      catchAll: config.catchAll,
       bus,
       store,
       tokens: createTokens(secrets.jwtSecret),

@@ -35,6 +35,8 @@ export interface Config {
   turnstileSiteKey: string | undefined;
   turnstileVerifyUrl: string;
   customNames: boolean;
+  plusAddressing: boolean;
+  catchAll: boolean;
   nameBlocklist: string[];
   rateLimits: Record<RateLimitRoute, RateLimitRule>;
   trustProxy: TrustProxy | undefined;

@@ -135,6 +135,20 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
   },
   { name: 'CUSTOM_NAMES', default: 'true', accepts: 'true or false', description: 'false refuses requested names (403); random names still work.', set: (c, r) => (c.customNames = bool(r)) },
   {
+    name: 'PLUS_ADDRESSING',
+    default: 'true',
+    accepts: 'true or false',
+    description: 'name+tag@domain is delivered to name@domain; the mail keeps the address it was sent to (metadata delivered_to, the wait and event to filter).',
+    set: (c, r) => (c.plusAddressing = bool(r)),
+  },
+  {
+    name: 'CATCH_ALL',
+    default: 'false',
+    accepts: 'true or false',
+    description: 'true accepts mail for any valid name at MAIL_DOMAINS and creates the address on its first mail; the first POST /api/new_address for that name gets its token.',
+    set: (c, r) => (c.catchAll = bool(r)),
+  },
+  {
     name: 'NAME_BLOCKLIST',
     default: DEFAULT_BLOCKLIST,
     accepts: 'comma list of names',

@@ -15,11 +15,18 @@ export interface NamePolicy {
 export function normalizeName(requested: string, policy: NamePolicy): string {
   if (!policy.customNames) throw forbidden('Custom names are disabled on this server; omit "name" to get a random address.');
   const name = requested.toLowerCase();
-  if (!NAME_RE.test(name) || name.includes('..')) {
+  if (!wellFormedName(name)) {
     throw badRequest('Invalid name: use 1-64 characters of a-z, 0-9, ".", "_" or "-", starting and ending with a letter or digit, without "..".');
   }
   if (policy.blocklist.has(foldName(name))) throw badRequest('That name is reserved; choose another one.');
   return name;
+}
+
+const wellFormedName = (name: string) => NAME_RE.test(name) && !name.includes('..');
+
+/** Whether a lower-cased local part is one an address may have (well formed, not reserved): what a catch-all accepts. */
+export function allowedName(name: string, policy: Pick<NamePolicy, 'blocklist'>): boolean {
+  return wellFormedName(name) && !policy.blocklist.has(foldName(name));
 }
 
 /**

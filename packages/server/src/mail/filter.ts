@@ -7,7 +7,7 @@ import type { MailSummary } from '../storage/store.js';
 export interface MailFilterSpec {
   /** The From: name or address contains it. */
   from?: string | undefined;
-  /** A To: recipient's name or address contains it. */
+  /** A To: recipient's name or address, or the address the mail was sent to (delivered_to), contains it. */
   to?: string | undefined;
   /** The subject contains it. */
   subject?: string | undefined;
@@ -31,7 +31,7 @@ export function mailFilter(spec: MailFilterSpec): MailFilter | undefined {
     }
     if (subject && !has(m.subject, subject)) return false;
     if (from && !has(m.from.name, from) && !has(m.from.address, from)) return false;
-    if (to && !m.to.some((r) => has(r.name, to) || has(r.address, to))) return false;
+    if (to && !m.to.some((r) => has(r.name, to) || has(r.address, to)) && !(m.delivered_to !== undefined && has(m.delivered_to, to))) return false;
     return true;
   };
 }

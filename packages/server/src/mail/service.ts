@@ -3,7 +3,7 @@
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { AppError, conflict, notFound, unauthorized } from '../domain/errors.js';
-import { normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
+import { allowedName, normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
 import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
@@ -14,7 +14,10 @@ import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
 
 /** An address mail can be delivered to, as resolveRecipient found it. */
-export type Recipient = AddressRecord;
+export interface Recipient extends AddressRecord {
+  /** The address as the sender gave it at RCPT (lower-cased), e.g. name+tag@domain. */
+  rcpt: string;
+}
 
 export interface DecodedAttachment {
   filename: string;
@@ -73,6 +76,10 @@ export interface MailServiceOptions {
   quota?: { maxMails: number; maxBytes: number };
   /** Where changes to an address's mail are announced (push and long-poll). */
   bus?: EventBus;
+  /** name+tag@domain reaches name@domain (default true). */
+  plusAddressing?: boolean;
+  /** Mail to any allowed name at the domains creates that address, unclaimed (default false). */
+  catchAll?: boolean;
   now?: () => number;
 }
 
@@ -111,6 +118,8 @@ export function createMailService(opts: MailServiceOptions) {
     if (req.name !== undefined) {
       const local = normalizeName(req.name, names);
       record = await store.createAddress(`${local}@${domain}`, now());
+      // With the catch-all on, an address its first mail created goes to whoever asks for it first.
+      if (!record && opts.catchAll) record = await store.claimAddress(`${local}@${domain}`);
       if (!record) throw conflict('That address is already taken; choose another name or omit "name" for a random one.');
     } else {
       for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) record = await store.createAddress(`${randomName()}@${domain}`, now());
@@ -131,12 +140,23 @@ export function createMailService(opts: MailServiceOptions) {
     return { ...record, mailSetVersion: version };
   }
 
-  /** The live address mail to `address` is delivered to, or undefined (RFC 5321 §3.3: refuse at RCPT). */
-  async function resolveRecipient(address: string): Promise<AddressRecord | undefined> {
+  /**
+   * The live address mail to `address` is delivered to, or undefined (RFC 5321 §3.3:
+   * refuse at RCPT). With plus-addressing, name+tag reaches name; with the catch-all,
+   * an allowed name nobody created is created now, unclaimed (docs/decisions.md "Catch-all").
+   */
+  async function resolveRecipient(address: string): Promise<Recipient | undefined> {
     const parts = splitAddress(address);
     if (!parts || !names.domains.includes(parts.domain)) return undefined;
-    const record = await store.findAddress(`${parts.local}@${parts.domain}`);
-    return record && now() - record.createdAt <= opts.addressTtlMs ? record : undefined;
+    const base = (opts.plusAddressing ?? true) ? parts.local.split('+', 1)[0]! : parts.local;
+    if (!base) return undefined;
+    const name = `${base}@${parts.domain}`;
+    let record = await store.findAddress(name);
+    if (!record && opts.catchAll && allowedName(base, names)) {
+      // Two first mails at once: one creates it, the other finds it.
+      record = (await store.createAddress(name, now(), { unclaimed: true })) ?? (await store.findAddress(name));
+    }
+    return record && now() - record.createdAt <= opts.addressTtlMs ? { ...record, rcpt: `${parts.local}@${parts.domain}` } : undefined;
   }
 
   async function deliver(env: Envelope): Promise<DeliveredMail[]> {
@@ -146,7 +166,7 @@ export function createMailService(opts: MailServiceOptions) {
     const uuids = env.recipients.map(() => timeOrderedUuid());
     // The random tail of the uuid (its head is the time) names the delivery in Received:.
     const traceFor = (i: number) =>
-      receivedHeader({ ...env.trace, recipient: env.recipients[i]!.address, id: uuids[i]!.slice(-8), date: new Date(createdAt) });
+      receivedHeader({ ...env.trace, recipient: env.recipients[i]!.rcpt, id: uuids[i]!.slice(-8), date: new Date(createdAt) });
     const raw = env.message.take();
     // Parsed once per message, in a worker; stored once, however many recipients it has.
     const parsed = await parser.parse(raw);
@@ -156,8 +176,8 @@ export function createMailService(opts: MailServiceOptions) {
     const body: MailBody = { raw, attachments: parsed.attachments.map((a) => a.content) };
     const rows = env.recipients.map((rcpt, i) => {
       const trace = traceFor(i);
-      // Only `size` differs per copy (the Received: line).
-      const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length } satisfies MailMetadata);
+      // Only `size` (the Received: line) and `delivered_to` differ per copy.
+      const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt } satisfies MailMetadata);
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt };
     });
     const ids = await store.insertMails(rows);
