@@ -4,17 +4,16 @@
 // process's write, a deletion that lands while a look-up is in flight.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { storeContract } from './helpers/store-contract.js';
 import { createCachingStore, type VersionedStore } from '../src/storage/caching-store.js';
-import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { AddressRecord, NewMail, Store } from '../src/storage/store.js';
 import { PG_URL, serviceAvailable } from './helpers/services.js';
+import { postgresStoreInOwnSchema } from './helpers/pg-store.js';
 
 const T0 = 1_700_000_000_000;
 
@@ -31,24 +30,7 @@ storeContract('caching store over sqlite', async () => {
 });
 
 const pgAvailable = await serviceAvailable('postgres');
-let schemaCounter = 0;
-async function postgresStore(): Promise<{ store: Store; cleanup: () => Promise<void> }> {
-  const schema = `c_${process.pid}_${++schemaCounter}_${randomBytes(4).toString('hex')}`;
-  const store = await openPostgresStore(PG_URL, { schema });
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-}
+const postgresStore = () => postgresStoreInOwnSchema('c');
 
 if (pgAvailable) {
   storeContract('caching store over postgres', async () => {

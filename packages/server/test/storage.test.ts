@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { storeContract } from './helpers/store-contract.js';
+import { postgresStoreInOwnSchema } from './helpers/pg-store.js';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { MIGRATIONS } from '../src/storage/sqlite/migrations.js';
 import { openSqliteStore, RAW_PART_BYTES } from '../src/storage/sqlite/sqlite-store.js';
@@ -27,25 +28,7 @@ storeContract('sqlite', async () => {
 });
 
 if (await serviceAvailable('postgres')) {
-  let counter = 0;
-  storeContract('postgres', async () => {
-    // A schema of its own per case; openPostgresStore creates and migrates it.
-    const schema = `t_${process.pid}_${++counter}_${randomBytes(4).toString('hex')}`;
-    const store = await openPostgresStore(PG_URL, { schema });
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        const client = new pg.Client({ connectionString: PG_URL });
-        await client.connect();
-        try {
-          await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        } finally {
-          await client.end();
-        }
-      },
-    };
-  });
+  storeContract('postgres', () => postgresStoreInOwnSchema('t'));
 
   describe('postgres: a pooled connection that dies while idle', () => {
     it('is reported to the caller, and the next query runs on a fresh connection', async () => {
