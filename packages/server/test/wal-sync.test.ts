@@ -6,10 +6,10 @@
 // (storage/sqlite/wal-sync.ts), so the trace also shows it on another thread.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAIN } from './helpers/process.js';
+import { startProcess } from './helpers/process.js';
 import { createAddress, DOMAIN, message, sendMail, tmp } from './helpers/harness.js';
 
 const strace = spawnSync('strace', ['-V'], { encoding: 'utf8' });
@@ -29,37 +29,12 @@ interface Traced {
 async function traceDeliveries(synchronous: 'FULL' | 'NORMAL'): Promise<Traced> {
   const dir = tmp('temp-inbox-walsync-');
   const traceFile = join(dir, 'trace.txt');
-  const child = spawn(
-    'strace',
-    ['-f', '-y', '-s', '48', '-e', 'trace=fdatasync,fsync,write,writev', '-o', traceFile, process.execPath, MAIN],
-    {
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        HTTP_HOST: '127.0.0.1',
-        HTTP_PORT: '0',
-        SMTP_HOST: '127.0.0.1',
-        SMTP_PORT: '0',
-        MAIL_DOMAINS: DOMAIN,
-        DATA_DIR: join(dir, 'data'),
-        SQLITE_SYNCHRONOUS: synchronous,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const service = await startProcess(
+    { MAIL_DOMAINS: DOMAIN, DATA_DIR: join(dir, 'data'), SQLITE_SYNCHRONOUS: synchronous },
+    ['strace', '-f', '-y', '-s', '48', '-e', 'trace=fdatasync,fsync,write,writev', '-o', traceFile],
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child, exited, httpUrl, smtpPort } = service;
   try {
-    const { httpUrl, smtpPort } = await new Promise<{ httpUrl: string; smtpPort: number }>((resolve, reject) => {
-      let out = '';
-      let err = '';
-      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /HTTP on (http:\/\/\S+), SMTP on port (\d+)/.exec(out);
-        if (m) resolve({ httpUrl: m[1]!.replace(/,$/, ''), smtpPort: Number(m[2]) });
-      });
-      void exited.then(() => reject(new Error(`service exited before listening: ${err || out}`)));
-    });
     assert.equal((await createAddress({ httpUrl }, { name: 'durable' })).address, `durable@${DOMAIN}`);
     for (let i = 0; i < MAILS; i++) {
       const r = await sendMail(smtpPort, { to: [`durable@${DOMAIN}`], message: message({ Subject: `durable ${i}` }, `body ${i}`) });
@@ -75,7 +50,9 @@ async function traceDeliveries(synchronous: 'FULL' | 'NORMAL'): Promise<Traced> 
     clearTimeout(timer);
   }
   const lines = readFileSync(traceFile, 'utf8').split('\n');
-  if (!process.env.KEEP_TRACE) rmSync(dir, { recursive: true, force: true }); else console.error(traceFile);
+  // KEEP_TRACE=1 keeps the trace for a look (its path is printed).
+  if (process.env.KEEP_TRACE) process.stderr.write(`trace kept: ${traceFile}\n`);
+  else rmSync(dir, { recursive: true, force: true });
   return { lines, mainPid: Number(lines[0]!.split(' ')[0]) };
 }
 

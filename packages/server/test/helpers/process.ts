@@ -12,8 +12,10 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
 }
 
-export function startProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+/** Starts the built service; `wrapper` runs it under another command (e.g. strace and its options). */
+export function startProcess(env: Record<string, string>, wrapper: string[] = []): Promise<ServiceProcess> {
+  const [command, ...args] = [...wrapper, process.execPath, MAIN];
+  const child = spawn(command!, args, {
     env: { PATH: process.env['PATH'] ?? '', HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
