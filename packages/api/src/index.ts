@@ -19,6 +19,7 @@ export const Paths = {
   attachment: '/api/attachment/:uuid/:attachmentId',
   sessionAddresses: '/api/session/addresses',
   switchAddress: '/api/switch_address',
+  openAddress: '/api/open_address',
   logout: '/api/logout',
   healthCheck: '/health_check',
   openapi: '/openapi.json',
@@ -236,6 +237,10 @@ export type SwitchAddressBody = Static<typeof SwitchAddressBody>;
 
 export const SwitchAddressResponse = Type.Object({ success: Type.Boolean(), address: Type.String() });
 export type SwitchAddressResponse = Static<typeof SwitchAddressResponse>;
+
+/** Opens an existing inbox (created by the API, the SDK or the CLI) in this browser session. */
+export const OpenAddressBody = Type.Object({ jwt: Type.String({ minLength: 1, maxLength: 8192, description: "The address's JWT." }) }, { additionalProperties: false });
+export type OpenAddressBody = Static<typeof OpenAddressBody>;
 
 export const HealthResponse = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),

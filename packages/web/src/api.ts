@@ -41,6 +41,7 @@ export const api = {
   session: () => call<SessionListing>('GET', '/api/session/addresses'),
   newAddress: (req: { name?: string; domain?: string; cf_token?: string }) => call<NewAddressResponse>('POST', '/api/new_address', req),
   switchAddress: (address: string) => call<{ success: boolean; address: string }>('POST', '/api/switch_address', { address }),
+  openAddress: (jwt: string) => call<{ success: boolean; address: string }>('POST', '/api/open_address', { jwt }),
   logout: () => call<{ success: boolean }>('POST', '/api/logout', {}),
   deleteAddress: () => call<{ success: boolean }>('DELETE', '/api/delete_address'),
   mails: (limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails?limit=${limit}&offset=${offset}`),

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import PostalMime from 'postal-mime';
 import { api, ApiError, metadataOf, type FullMail, type MailListItem, type SessionListing, type UiConfig } from './api.js';
+import { OpenInbox, takeTokenFromHash } from './open-inbox.js';
 import { connectLive, type LiveState } from './live.js';
 import { LiveStatus } from './live-status.js';
 import { Turnstile } from './turnstile.js';
@@ -56,7 +57,13 @@ export function App() {
   useEffect(() => {
     void run(async () => {
       setConfig(await api.config());
-      await loadSession();
+      // A `#token=` link opens that inbox here (open-inbox.tsx).
+      const token = takeTokenFromHash();
+      try {
+        if (token) await api.openAddress(token);
+      } finally {
+        await loadSession();
+      }
     });
   }, [run, loadSession]);
 
@@ -198,6 +205,7 @@ function Header(props: { config: UiConfig; session: Session; busy: boolean; run:
           New address
         </button>
       </form>
+      <OpenInbox busy={busy} run={run} reload={reload} />
     </header>
   );
 }

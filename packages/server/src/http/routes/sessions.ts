@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Paths, SessionListing, SuccessResponse, SwitchAddressBody, SwitchAddressResponse } from '@temp-inbox/api';
+import { OpenAddressBody, Paths, SessionListing, SuccessResponse, SwitchAddressBody, SwitchAddressResponse } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 import { clearAuthCookies, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { errorResponse } from '../errors.js';
@@ -49,6 +49,35 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
       setJwtCookie(request, reply, await mail.tokenFor(switched.address));
       setSessionCookie(request, reply, switched.sessionId);
       return { success: true, address: switched.address.address };
+    },
+  );
+
+  app.post(
+    Paths.openAddress,
+    {
+      // Counted with switching: both change which inbox this browser shows.
+      config: { rateLimit: 'SWITCH_ADDRESS' },
+      schema: {
+        summary: 'Open an existing inbox in this browser session',
+        description:
+          'Adds the address of `jwt` to the browser session (a new session when there is none) and makes it active: the web UI opens `/#token=<jwt>` links this way. ' +
+          'The body must be JSON, so a cross-site form cannot post it.',
+        tags: ['session'],
+        body: OpenAddressBody,
+        response: {
+          200: SwitchAddressResponse,
+          400: errorResponse('Body is not {"jwt": string}.'),
+          401: errorResponse('The token is invalid, expired, or its address no longer exists.'),
+          429: errorResponse('Rate limit exceeded; see Retry-After.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const address = await mail.authenticate(request.body.jwt);
+      const sessionId = await sessions.attach(sessionIdOf(request), address);
+      setJwtCookie(request, reply, request.body.jwt);
+      setSessionCookie(request, reply, sessionId);
+      return { success: true, address: address.address };
     },
   );
 

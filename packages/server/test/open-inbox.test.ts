@@ -1,0 +1,101 @@
+// Opening an inbox made elsewhere (API, SDK, CLI) in a browser: POST /api/open_address
+// over HTTP, and `/#token=<jwt>` links and the "Open an inbox" form in Chromium.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium, type Browser } from 'playwright-core';
+import { CookieJar, createAddress, DOMAIN, message, request, sendMail, serversStoppedAfter, startTestServer, type TestServer } from './helpers/harness.js';
+import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+
+const start = serversStoppedAfter();
+
+describe('POST /api/open_address', () => {
+  it('adds the address of a valid token to the session (a new one when there is none) and makes it active', async () => {
+    const server = await start();
+    const made = await createAddress(server, { name: 'made-by-sdk' });
+    const jar = new CookieJar();
+    const opened = await request(server.httpUrl, '/api/open_address', { method: 'POST', body: { jwt: made.jwt }, jar });
+    assert.equal(opened.status, 200, opened.text);
+    assert.deepEqual(opened.json, { success: true, address: `made-by-sdk@${DOMAIN}` });
+    const listing = await request(server.httpUrl, '/api/session/addresses', { jar });
+    assert.equal(listing.json.activeAddress, `made-by-sdk@${DOMAIN}`);
+    // The cookie now reads that inbox.
+    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'seen in the browser' }, 'x') });
+    const mails = await request(server.httpUrl, '/api/mails?limit=5&offset=0', { jar });
+    assert.equal(mails.json.count, 1);
+    // A second inbox joins the same session.
+    const other = await createAddress(server, { name: 'second' });
+    await request(server.httpUrl, '/api/open_address', { method: 'POST', body: { jwt: other.jwt }, jar });
+    const both = await request(server.httpUrl, '/api/session/addresses', { jar });
+    assert.deepEqual((both.json.addresses as { address: string }[]).map((a) => a.address).sort(), [`made-by-sdk@${DOMAIN}`, `second@${DOMAIN}`]);
+  });
+
+  it('refuses a forged, a deleted address\'s or a malformed token, and a body that is not JSON', async () => {
+    const server = await start();
+    const made = await createAddress(server, { name: 'to-delete' });
+    const forged = `${made.jwt.slice(0, -4)}AAAA`;
+    assert.equal((await request(server.httpUrl, '/api/open_address', { method: 'POST', body: { jwt: forged } })).status, 401);
+    await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt: made.jwt });
+    const gone = await request(server.httpUrl, '/api/open_address', { method: 'POST', body: { jwt: made.jwt } });
+    assert.equal(gone.status, 401);
+    assert.match(gone.headers.get('content-type') ?? '', /^text\/plain/);
+    for (const body of [{}, { jwt: '' }, { jwt: 5 }, { jwt: 'x', extra: 1 }]) {
+      const r = await request(server.httpUrl, '/api/open_address', { method: 'POST', body });
+      assert.equal(r.status, 400, JSON.stringify(body));
+    }
+    const form = await fetch(`${server.httpUrl}/api/open_address`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `jwt=${made.jwt}` });
+    assert.equal(form.status, 415, 'a cross-site form cannot post it');
+  });
+
+  it('is rate-limited with switching (RATE_LIMIT_SWITCH_ADDRESS): at the limit it works, past it 429', async () => {
+    const server = await start({ RATE_LIMIT_SWITCH_ADDRESS: '2/60' });
+    const made = await createAddress(server);
+    for (let i = 0; i < 2; i++) assert.equal((await request(server.httpUrl, '/api/open_address', { method: 'POST', body: { jwt: made.jwt } })).status, 200);
+    const over = await request(server.httpUrl, '/api/open_address', { method: 'POST', body: { jwt: made.jwt } });
+    assert.equal(over.status, 429);
+    assert.ok(Number(over.headers.get('retry-after')) > 0);
+  });
+});
+
+const chromiumReady = await serviceAvailable('chromium');
+
+describe('opening an inbox in Chromium', { skip: !chromiumReady && 'Chromium is not installed', timeout: 120_000 }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('a /#token= link opens that inbox with its mail, and the token leaves the address bar', async () => {
+    const made = await createAddress(server, { name: 'linked' });
+    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Opened from a link' }, 'hello') });
+    const page = await browser.newPage();
+    const seen: string[] = [];
+    page.on('request', (r) => seen.push(r.url()));
+    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await page.getByText('Opened from a link').waitFor();
+    assert.equal(await page.getByLabel('Active address').inputValue(), `linked@${DOMAIN}`);
+    assert.equal(new URL(page.url()).hash, '', 'the fragment is cleared');
+    assert.ok(!seen.some((u) => u.includes(made.jwt)), 'the token is in no URL the page requested');
+    await page.close();
+  });
+
+  it('the "Open an inbox" form takes a pasted token; a bad one gets a readable error', async () => {
+    const made = await createAddress(server, { name: 'pasted' });
+    const page = await browser.newPage();
+    await page.goto(server.httpUrl);
+    await page.getByText('Open an inbox').click();
+    await page.getByLabel('Token of an inbox made with the API, SDK or CLI').fill('not-a-token');
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /token/i);
+    await page.getByLabel('Token of an inbox made with the API, SDK or CLI').fill(made.jwt);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.waitForFunction((a) => (document.querySelector('select[aria-label="Active address"]') as HTMLSelectElement | null)?.value === a, `pasted@${DOMAIN}`);
+    await page.close();
+  });
+});
