@@ -10,6 +10,7 @@ export const Paths = {
   settings: '/api/settings',
   deleteAddress: '/api/delete_address',
   mails: '/api/mails',
+  searchMails: '/api/mails/search',
   waitMails: '/api/mails/wait',
   events: '/api/events',
   mail: '/api/mail/:uuid',
@@ -65,6 +66,19 @@ export const MailsQuery = Type.Object(
   { additionalProperties: true },
 );
 export type MailsQuery = Static<typeof MailsQuery>;
+
+/** Longest search query. */
+export const MAX_SEARCH_QUERY_CHARS = 200;
+
+export const SearchQuery = Type.Object(
+  {
+    q: Type.String({ minLength: 1, maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Words to find (each as the start of a word; all must match).' }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1..100.' }),
+    offset: Type.Integer({ minimum: 0, description: 'Number of newer matches to skip.' }),
+  },
+  { additionalProperties: true },
+);
+export type SearchQuery = Static<typeof SearchQuery>;
 
 // Beyond the seed: push and long-poll (docs/decisions.md "Beyond the interface").
 

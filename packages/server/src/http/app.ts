@@ -17,6 +17,7 @@ import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
 import { mailRoutes } from './routes/mails.js';
+import { searchRoutes } from './routes/search.js';
 import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { systemRoutes } from './routes/system.js';
@@ -155,6 +156,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(systemRoutes, { deps });
   if (deps.metrics && deps.config.metricsToken) await app.register(metricsRoute(deps.metrics, deps.config.metricsToken));
   await app.register(mailRoutes, { deps });
+  await app.register(searchRoutes, { deps });
   await app.register(pushRoutes, { deps });
   await app.register(uiRoutes, { deps });
   // Only the routes that set or read the session cookie parse cookies on every

@@ -50,6 +50,8 @@ export interface ParsedMessage {
   attachments: ParsedAttachment[];
   /** The parse ran out of its budget or failed: only the header block was read. */
   degraded: boolean;
+  /** What search finds the mail by: subject, people and decoded text (search-text.ts). */
+  searchText: string;
 }
 
 /** The parsed view of a message (parsed-view.ts), as the JSON bytes of a ParsedMailContent. */
@@ -109,6 +111,7 @@ function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
     messageId: it.messageId,
     attachments: it.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(r.contents, a.offset, a.length) })),
     degraded: it.degraded,
+    searchText: it.searchText,
   };
 }
 
@@ -128,7 +131,7 @@ async function ownCopy(raw: Buffer): Promise<ArrayBuffer> {
 
 /** Metadata of a message nothing could be read from. */
 function nothing(): ParsedMessage {
-  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true };
+  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '' };
 }
 
 export function createMessageParser(opts: ParserOptions = {}): MessageParser {

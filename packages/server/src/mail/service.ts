@@ -178,7 +178,7 @@ export function createMailService(opts: MailServiceOptions) {
       const trace = traceFor(i);
       // Only `size` (the Received: line) and `delivered_to` differ per copy.
       const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt } satisfies MailMetadata);
-      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt };
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText: parsed.searchText };
     });
     const ids = await store.insertMails(rows);
     if (bus) {
@@ -225,6 +225,9 @@ export function createMailService(opts: MailServiceOptions) {
     // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
     listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.listMails(addressId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
+    /** The address's live mail whose subject, people or text has every word of `query` (docs/api.md "Search"). */
+    searchMails: (addressId: number, query: string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
+      store.searchMails(addressId, query, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     async deleteMail(addressId: number, uuid: string): Promise<void> {
       const deleted = await store.softDeleteMail(addressId, uuid);
       if (!deleted) throw notFound('No such mail.');

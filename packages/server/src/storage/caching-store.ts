@@ -82,6 +82,7 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     claimAddress: (address) => inner.claimAddress(address),
     listMails: (addressId, limit, offset) => inner.listMails(addressId, limit, offset),
     getMail: (addressId, uuid) => inner.getMail(addressId, uuid),
+    searchMails: (addressId, query, limit, offset) => inner.searchMails(addressId, query, limit, offset),
     getAttachment: (addressId, uuid, index) => inner.getAttachment(addressId, uuid, index),
     addressUsage: (addressId) => inner.addressUsage(addressId),
     createSession: (id, createdAt) => inner.createSession(id, createdAt),

@@ -32,6 +32,8 @@ export interface NewMail {
   /** Shared by the mails of one delivery: stored once per insertMails call (by identity). */
   body: MailBody;
   createdAt: number;
+  /** What searchMails finds the mail by (subject, people, decoded text); none: found by nothing. */
+  searchText?: string;
 }
 
 export interface MailSummary {
@@ -105,6 +107,11 @@ export interface Store {
   /** Live mails, newest first (ties by id), and the total count of live mails. */
   listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   getMail(addressId: number, uuid: string): Promise<MailRecord | undefined>;
+  /**
+   * Live mails of the address whose search text has every word of `query` as the
+   * start of one of its words (search-words.ts), newest first, and their count.
+   */
+  searchMails(addressId: number, query: string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   /** Attachment `index` of a live mail; undefined when there is no such live mail of the address. */
   getAttachment(addressId: number, uuid: string, index: number): Promise<StoredAttachment | undefined>;
   /** Count and raw bytes of the address's live mail. */

@@ -88,6 +88,44 @@ async function members(store: Store, sessionId: string): Promise<string[]> {
 
 const CASES: Case[] = [
   [
+    'searchMails: every word as the start of a word of the search text, the address own live mail only, newest first',
+    async (store) => {
+      const a = await address(store, 'searcher@example.com');
+      const b = await address(store, 'other@example.com');
+      const texts = [
+        'Welcome aboard\nAlice <alice@shop.example>\nYour verification code is 482913. Bienvenue à bord, café compris.',
+        'Your order has shipped\nshipping@shop.example\nTracking number ZX-99 for the parcel.',
+        'Newsletter\nnews@list.example\nNothing about orders here.',
+      ];
+      const mails = texts.map((t, i) => newMail(a, T0 + i, { searchText: t }));
+      await store.insertMails(mails);
+      await store.insertMails([newMail(b, T0 + 10, { searchText: 'Your order has shipped to someone else' }), newMail(a, T0 + 11)]);
+      const uuids = async (query: string, limit = 10, offset = 0) => {
+        const r = await store.searchMails(a.id, query, limit, offset);
+        return { count: r.count, uuids: r.results.map((m) => m.uuid) };
+      };
+      assert.deepEqual(await uuids('verification'), { count: 1, uuids: [mails[0]!.uuid] }, 'a word only the body has');
+      assert.deepEqual(await uuids('ORDER'), { count: 2, uuids: [mails[2]!.uuid, mails[1]!.uuid] }, 'prefix, any case, newest first; not the other address');
+      assert.deepEqual(await uuids('order shipped'), { count: 1, uuids: [mails[1]!.uuid] }, 'every word must match');
+      assert.deepEqual(await uuids('shop.example'), { count: 2, uuids: [mails[1]!.uuid, mails[0]!.uuid] }, 'punctuation separates words');
+      assert.deepEqual(await uuids('cafe'), { count: 1, uuids: [mails[0]!.uuid] }, 'accents are ignored');
+      assert.deepEqual(await uuids('482'), { count: 1, uuids: [mails[0]!.uuid] });
+      assert.deepEqual(await uuids('order', 1, 1), { count: 2, uuids: [mails[1]!.uuid] }, 'paged, with the full count');
+      for (const hostile of ['"', '*', 'NEAR(a b)', "o'brien", 'a AND OR NOT', '((', '\\', ':*', '&|!', '']) {
+        const r = await store.searchMails(a.id, hostile, 10, 0);
+        assert.ok(Array.isArray(r.results), `query ${JSON.stringify(hostile)} is words, never syntax`);
+      }
+      assert.deepEqual(await uuids('...'), { count: 0, uuids: [] });
+      assert.equal((await store.searchMails(b.id, 'verification', 10, 0)).count, 0, 'another address never finds it');
+      // Gone when soft-deleted, and after its address is deleted.
+      await store.softDeleteMail(a.id, mails[0]!.uuid);
+      assert.deepEqual(await uuids('verification'), { count: 0, uuids: [] });
+      await store.deleteAddress(b.id);
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      assert.deepEqual(await uuids('order'), { count: 2, uuids: [mails[2]!.uuid, mails[1]!.uuid] });
+    },
+  ],
+  [
     'an unclaimed address (catch-all) is claimed exactly once; a claimed or unknown one never',
     async (store) => {
       const open = await store.createAddress('open@example.com', T0, { unclaimed: true });

@@ -75,4 +75,9 @@ export const MIGRATIONS: string[] = [
   `
   ALTER TABLE addresses ADD COLUMN unclaimed BOOLEAN NOT NULL DEFAULT false;
   `,
+  // v4: full-text search (GET /api/mails/search) over the words search-words.ts makes.
+  `
+  ALTER TABLE mails ADD COLUMN search tsvector;
+  CREATE INDEX mails_search ON mails USING gin (search);
+  `,
 ];

@@ -6,6 +6,7 @@
 import pg from 'pg';
 import type { AddressRecord, MailBody, MailSummary, PurgeResult, SessionAddressRecord, Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
+import { queryWords, searchWords } from '../search-words.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -156,13 +157,42 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         for (const m of mails) {
           const { rows } = await q<{ id: string }>(
             client,
-            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, body_id, size, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id',
-            [m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body), m.trace.length + m.body.raw.length, m.createdAt],
+            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, body_id, size, created_at, search) ' +
+              "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::text IS NULL THEN NULL ELSE to_tsvector('simple', $11::text) END) RETURNING id",
+            [
+              m.uuid,
+              m.addressId,
+              m.address,
+              m.source,
+              m.messageId,
+              m.metadata,
+              m.trace,
+              bodyIds.get(m.body),
+              m.trace.length + m.body.raw.length,
+              m.createdAt,
+              m.searchText ? searchWords(m.searchText).join(' ') : null,
+            ],
           );
           ids.push(Number(rows[0]!.id));
         }
         return ids;
       });
+    },
+    async searchMails(addressId, query, limit, offset) {
+      const words = queryWords(query);
+      if (words.length === 0) return { results: [], count: 0 };
+      // Words are letters and digits only; each quoted, as a prefix, all required.
+      const tsquery = words.map((w) => `'${w}':*`).join(' & ');
+      const where = "address_id = $1 AND deleted_at IS NULL AND search @@ to_tsquery('simple', $2)";
+      const { rows } = await q<MailRow>(pool, `SELECT ${MAIL_COLUMNS} FROM mails WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [
+        addressId,
+        tsquery,
+        limit,
+        offset,
+      ]);
+      let count = rows.length;
+      if (!(offset === 0 && rows.length < limit)) count = Number((await q<{ n: string }>(pool, `SELECT count(*) AS n FROM mails WHERE ${where}`, [addressId, tsquery])).rows[0]!.n);
+      return { results: rows.map(toSummary), count };
     },
     async listMails(addressId, limit, offset) {
       const { rows } = await q<MailRow>(

@@ -10,6 +10,7 @@ import type { AddressRecord, MailBody, MailRecord, MailSummary, NewMail, PurgeRe
 import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 import { createWalSync } from './wal-sync.js';
+import { queryWords, searchWords } from '../search-words.js';
 
 /** Messages above this size are stored in parts of this size (mails.raw holds the first). */
 export const RAW_PART_BYTES = 512 * 1024;
@@ -45,6 +46,9 @@ export interface SqliteOptions {
   /** FULL: every commit is on disk before the store reports it. NORMAL: survives a crash of the process, not of the machine. */
   synchronous?: 'FULL' | 'NORMAL';
 }
+
+/** A word no mail contains, given to each indexed mail of the address. */
+const addressWord = (addressId: number) => `zzaddress${addressId}zz`;
 
 /** How long a statement of the serving connection waits for another connection's lock, holding the event loop. */
 const BUSY_BLOCK_MS = 20;
@@ -113,6 +117,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, raw_parts, body_id, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)',
     ),
     insertBody: db.prepare('INSERT INTO bodies (refs, parts, data) VALUES (?, ?, ?)'),
+    indexMail: db.prepare('INSERT INTO mail_search (rowid, words) VALUES (?, ?)'),
+    searchMails: db.prepare(
+      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at FROM mail_search JOIN mails m ON m.id = mail_search.rowid ' +
+        'WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?',
+    ),
+    countSearch: db.prepare('SELECT count(*) FROM mail_search JOIN mails m ON m.id = mail_search.rowid WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL').pluck(),
     insertBodyPart: db.prepare('INSERT INTO body_parts (body_id, part, data) VALUES (?, ?, ?)'),
     insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, content) VALUES (?, ?, ?)'),
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
@@ -171,12 +181,15 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     for (const m of mails) refs.set(m.body, (refs.get(m.body) ?? 0) + 1);
     const bodyIds = new Map<MailBody, number>();
     for (const [body, n] of refs) bodyIds.set(body, insertBody(body, n));
-    return mails.map((m) =>
-      Number(
+    return mails.map((m) => {
+      const id = Number(
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
           .lastInsertRowid,
-      ),
-    );
+      );
+      // The address's own word narrows a search to its mail inside the index (see searchMails).
+      if (m.searchText) q.indexMail.run(id, `${addressWord(m.addressId)} ${searchWords(m.searchText).join(' ')}`);
+      return id;
+    });
   };
   const insertMails = db.transaction(insertDelivery);
   const insertGroups = db.transaction((groups: NewMail[][]) => groups.map(insertDelivery));
@@ -275,6 +288,15 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       const rows = q.listMails.all(addressId, limit, offset) as MailRow[];
       // The count is only needed past a short first page.
       const count = offset === 0 && rows.length < limit ? rows.length : (q.countMails.get(addressId) as number);
+      return { results: rows.map(toSummary), count };
+    },
+    async searchMails(addressId, query, limit, offset) {
+      const words = queryWords(query);
+      if (words.length === 0) return { results: [], count: 0 };
+      // Words are letters and digits only, so quoting them is all the escaping FTS5 needs.
+      const match = [`"${addressWord(addressId)}"`, ...words.map((w) => `"${w}"*`)].join(' AND ');
+      const rows = q.searchMails.all(match, addressId, limit, offset) as MailRow[];
+      const count = offset === 0 && rows.length < limit ? rows.length : (q.countSearch.get(match, addressId) as number);
       return { results: rows.map(toSummary), count };
     },
     async getMail(addressId, uuid) {
