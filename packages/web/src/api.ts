@@ -45,6 +45,7 @@ export const api = {
   logout: () => call<{ success: boolean }>('POST', '/api/logout', {}),
   deleteAddress: () => call<{ success: boolean }>('DELETE', '/api/delete_address'),
   mails: (limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails?limit=${limit}&offset=${offset}`),
+  search: (q: string, limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails/search?q=${encodeURIComponent(q)}&limit=${limit}&offset=${offset}`),
   mail: (uuid: string) => call<FullMail>('GET', `/api/mail/${encodeURIComponent(uuid)}`),
   deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', `/api/mails/${encodeURIComponent(uuid)}`),
   clearInbox: () => call<{ success: boolean }>('DELETE', '/api/clear_inbox'),

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import PostalMime from 'postal-mime';
 import { api, ApiError, metadataOf, type FullMail, type MailListItem, type SessionListing, type UiConfig } from './api.js';
 import { OpenInbox, takeTokenFromHash } from './open-inbox.js';
+import { Highlight, SearchBox, type Found } from './search-box.js';
 import { connectLive, type LiveState } from './live.js';
 import { LiveStatus } from './live-status.js';
 import { Turnstile } from './turnstile.js';
@@ -216,6 +217,13 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
   const [count, setCount] = useState(0);
   const [selected, setSelected] = useState<string | undefined>();
   const [live, setLive] = useState<LiveState>({ kind: 'connecting' });
+  // While the search field holds words, its results take the list's place.
+  const [found, setFound] = useState<Found | undefined>();
+  const [searchError, setSearchError] = useState('');
+  const onFound = useCallback((f: Found | undefined) => {
+    setSearchError('');
+    setFound(f);
+  }, []);
   const reloadRef = useRef(reload);
   reloadRef.current = reload;
 
@@ -272,14 +280,16 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
       setCount(page.count);
     });
 
-  const current = mails.find((m) => m.uuid === selected);
+  const shown = found ? found.results : mails;
+  const current = shown.find((m) => m.uuid === selected) ?? mails.find((m) => m.uuid === selected);
   return (
     <main class="inbox">
       <section class="list" aria-label="Mail">
         <div class="toolbar">
-          <strong>
-            {count} mail{count === 1 ? '' : 's'}
+          <strong aria-live="polite">
+            {found ? `${found.count} found` : `${count} mail${count === 1 ? '' : 's'}`}
           </strong>
+          <SearchBox onFound={onFound} onError={setSearchError} />
           <LiveStatus state={live} />
           <button
             type="button"
@@ -297,21 +307,30 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
             Clear
           </button>
         </div>
-        {mails.length === 0 ? (
+        {searchError && (
+          <p class="error" role="alert">
+            {searchError}
+          </p>
+        )}
+        {found && found.results.length === 0 ? (
+          <p class="empty">Nothing in this inbox matches “{found.query}”.</p>
+        ) : shown.length === 0 ? (
           <p class="empty">
             Waiting for mail to <strong>{address}</strong>…
           </p>
         ) : (
           <ul>
-            {mails.map((m) => {
+            {shown.map((m) => {
               const meta = metadataOf(m);
               return (
                 <li key={m.uuid} class={m.uuid === selected ? 'selected' : ''}>
                   <button type="button" class="item" onClick={() => setSelected(m.uuid)}>
                     <span class="from">{sender(m)}</span>
                     <span class="time">{when(m.created_at)}</span>
-                    <span class="subject">{meta.subject || '(no subject)'}</span>
-                    <span class="preview">{meta.preview}</span>
+                    <span class="subject">{meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : '(no subject)'}</span>
+                    <span class="preview">
+                      <Highlight text={meta.preview} words={found?.words} />
+                    </span>
                     {meta.codes[0] && <span class="code">{meta.codes[0]}</span>}
                   </button>
                 </li>
@@ -319,7 +338,7 @@ function Inbox(props: { address: string; run: (f: () => Promise<unknown>) => Pro
             })}
           </ul>
         )}
-        {mails.length < count && (
+        {!found && mails.length < count && (
           <button type="button" class="more" onClick={() => void more()}>
             Load more
           </button>
