@@ -1,0 +1,132 @@
+// The page's header: the session's addresses, creating one, opening one made elsewhere.
+import { useState } from 'preact/hooks';
+import { api, type SessionListing, type UiConfig } from './api.js';
+import { copy, type Run } from './format.js';
+import { OpenInbox } from './open-inbox.js';
+import { Turnstile } from './turnstile.js';
+
+/** Everything the page knows about the browser's session. */
+export type Session = SessionListing | null;
+
+export function Welcome() {
+  return (
+    <main class="welcome">
+      <h2>A disposable inbox, ready in one click</h2>
+      <p>Create an address above, give it to any site, and its mail appears here the moment it arrives. Nothing to sign up for; addresses and mail expire on their own.</p>
+    </main>
+  );
+}
+
+export function Header(props: { config: UiConfig; session: Session; busy: boolean; run: Run; reload: () => Promise<void> }) {
+  const { config, session, busy, run, reload } = props;
+  const [name, setName] = useState('');
+  const [domain, setDomain] = useState(config.domains[0] ?? '');
+  const [token, setToken] = useState('');
+  const [tokenKey, setTokenKey] = useState(0);
+  const challenge = config.turnstileSiteKey;
+
+  const create = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      try {
+        await api.newAddress({ ...(name.trim() ? { name: name.trim() } : {}), domain, ...(challenge ? { cf_token: token } : {}) });
+        setName('');
+      } finally {
+        // A challenge token is good once.
+        if (challenge) {
+          setToken('');
+          setTokenKey((k) => k + 1);
+        }
+      }
+      await reload();
+    });
+  };
+
+  return (
+    <header>
+      <h1>temp-inbox</h1>
+      {session && (
+        <div class="current">
+          <label>
+            <span class="sr">Address</span>
+            <select
+              aria-label="Active address"
+              value={session.activeAddress}
+              disabled={busy}
+              onChange={(e) => {
+                const address = (e.target as HTMLSelectElement).value;
+                void run(async () => {
+                  await api.switchAddress(address);
+                  await reload();
+                });
+              }}
+            >
+              {session.addresses.map((a) => (
+                <option key={a.address} value={a.address}>
+                  {a.address}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" onClick={() => copy(session.activeAddress)} title="Copy the address">
+            Copy
+          </button>
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() => {
+              if (!confirm(`Delete ${session.activeAddress} and all its mail?`)) return;
+              void run(async () => {
+                await api.deleteAddress();
+                await reload();
+              });
+            }}
+          >
+            Delete address
+          </button>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              void run(async () => {
+                await api.logout();
+                await reload();
+              })
+            }
+            title="Forget these addresses in this browser (they keep receiving mail until they expire)"
+          >
+            Forget
+          </button>
+        </div>
+      )}
+      <form class="create" onSubmit={create}>
+        {config.customNames && (
+          <input
+            aria-label="Name (optional)"
+            placeholder="name (optional)"
+            value={name}
+            maxLength={64}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        )}
+        {config.domains.length > 1 ? (
+          <select aria-label="Domain" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
+            {config.domains.map((d) => (
+              <option key={d} value={d}>
+                @{d}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <span class="domain">@{domain}</span>
+        )}
+        {challenge && <Turnstile key={tokenKey} siteKey={challenge} onToken={setToken} />}
+        <button type="submit" class="primary" disabled={busy || (!!challenge && !token)}>
+          New address
+        </button>
+      </form>
+      <OpenInbox busy={busy} run={run} reload={reload} />
+    </header>
+  );
+}

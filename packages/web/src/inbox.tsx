@@ -1,0 +1,163 @@
+// One address's mail: the list (live, paged, searchable) and the mail being read.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, metadataOf, type MailListItem } from './api.js';
+import { sender, when, type Run } from './format.js';
+import { connectLive, type LiveState } from './live.js';
+import { LiveStatus } from './live-status.js';
+import { Reader } from './reader.js';
+import { Highlight, SearchBox, type Found } from './search-box.js';
+
+const PAGE = 50;
+
+export function Inbox(props: { address: string; run: Run; reload: () => Promise<void> }) {
+  const { address, run, reload } = props;
+  const [mails, setMails] = useState<MailListItem[]>([]);
+  const [count, setCount] = useState(0);
+  const [selected, setSelected] = useState<string | undefined>();
+  const [live, setLive] = useState<LiveState>({ kind: 'connecting' });
+  // While the search field holds words, its results take the list's place.
+  const [found, setFound] = useState<Found | undefined>();
+  const [searchError, setSearchError] = useState('');
+  const onFound = useCallback((f: Found | undefined) => {
+    setSearchError('');
+    setFound(f);
+  }, []);
+  const reloadRef = useRef(reload);
+  reloadRef.current = reload;
+
+  useEffect(() => {
+    void run(async () => {
+      const page = await api.mails(PAGE, 0);
+      setMails(page.results);
+      setCount(page.count);
+    });
+  }, [address, run]);
+
+  // New mail, deletions and clears arrive over Server-Sent Events (live.ts); when the
+  // stream is refused or drops, the list is polled and the stream reopened with back-off.
+  useEffect(
+    () =>
+      connectLive({
+        onEvent(type, data) {
+          if (type === 'mail') {
+            const item = JSON.parse(data) as MailListItem;
+            // A reconnect replays what the list may already hold: count each mail once.
+            setMails((list) => {
+              if (list.some((m) => m.uuid === item.uuid)) return list;
+              setCount((c) => c + 1);
+              return [item, ...list];
+            });
+          } else if (type === 'mail_deleted') {
+            const { uuid } = JSON.parse(data) as { uuid: string };
+            setMails((list) => {
+              const next = list.filter((m) => m.uuid !== uuid);
+              if (next.length !== list.length) setCount((c) => Math.max(0, c - 1));
+              return next;
+            });
+          } else if (type === 'inbox_cleared') {
+            setMails([]);
+            setCount(0);
+          } else if (type === 'address_deleted') void reloadRef.current();
+        },
+        async poll() {
+          const page = await api.mails(PAGE, 0);
+          // The newest page replaces the head of the list; pages loaded with "More" stay.
+          setMails((list) => [...page.results, ...list.slice(PAGE).filter((m) => !page.results.some((x) => x.uuid === m.uuid))]);
+          setCount(page.count);
+        },
+        onGone: () => void reloadRef.current(),
+        onState: setLive,
+      }),
+    [address],
+  );
+
+  const more = () =>
+    run(async () => {
+      const page = await api.mails(PAGE, mails.length);
+      setMails((list) => [...list, ...page.results.filter((m) => !list.some((x) => x.uuid === m.uuid))]);
+      setCount(page.count);
+    });
+
+  const shown = found ? found.results : mails;
+  const current = shown.find((m) => m.uuid === selected) ?? mails.find((m) => m.uuid === selected);
+  return (
+    <main class="inbox">
+      <section class="list" aria-label="Mail">
+        <div class="toolbar">
+          <strong aria-live="polite">
+            {found ? `${found.count} found` : `${count} mail${count === 1 ? '' : 's'}`}
+          </strong>
+          <SearchBox onFound={onFound} onError={setSearchError} />
+          <LiveStatus state={live} />
+          <button
+            type="button"
+            disabled={count === 0}
+            onClick={() => {
+              if (!confirm('Delete every mail of this address?')) return;
+              void run(async () => {
+                await api.clearInbox();
+                setMails([]);
+                setCount(0);
+                setSelected(undefined);
+              });
+            }}
+          >
+            Clear
+          </button>
+        </div>
+        {searchError && (
+          <p class="error" role="alert">
+            {searchError}
+          </p>
+        )}
+        {found && found.results.length === 0 ? (
+          <p class="empty">Nothing in this inbox matches “{found.query}”.</p>
+        ) : shown.length === 0 ? (
+          <p class="empty">
+            Waiting for mail to <strong>{address}</strong>…
+          </p>
+        ) : (
+          <ul>
+            {shown.map((m) => {
+              const meta = metadataOf(m);
+              return (
+                <li key={m.uuid} class={m.uuid === selected ? 'selected' : ''}>
+                  <button type="button" class="item" onClick={() => setSelected(m.uuid)}>
+                    <span class="from">{sender(m)}</span>
+                    <span class="time">{when(m.created_at)}</span>
+                    <span class="subject">{meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : '(no subject)'}</span>
+                    <span class="preview">
+                      <Highlight text={meta.preview} words={found?.words} />
+                    </span>
+                    {meta.codes[0] && <span class="code">{meta.codes[0]}</span>}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {!found && mails.length < count && (
+          <button type="button" class="more" onClick={() => void more()}>
+            Load more
+          </button>
+        )}
+      </section>
+      <section class="reader" aria-label="Message">
+        {current ? (
+          <Reader
+            key={current.uuid}
+            item={current}
+            run={run}
+            onDeleted={() => {
+              setMails((list) => list.filter((m) => m.uuid !== current.uuid));
+              setCount((c) => Math.max(0, c - 1));
+              setSelected(undefined);
+            }}
+          />
+        ) : (
+          <p class="empty">Select a mail to read it.</p>
+        )}
+      </section>
+    </main>
+  );
+}
