@@ -12,7 +12,7 @@ import { storeContract } from './helpers/store-contract.js';
 import { createCachingStore, type VersionedStore } from '../src/storage/caching-store.js';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { AddressRecord, NewMail, Store } from '../src/storage/store.js';
-import { PG_URL, serviceAvailable } from './helpers/services.js';
+import { skipUnless } from './helpers/services.js';
 import { postgresStoreInOwnSchema } from './helpers/pg-store.js';
 
 const T0 = 1_700_000_000_000;
@@ -29,17 +29,18 @@ storeContract('caching store over sqlite', async () => {
   };
 });
 
-const pgAvailable = await serviceAvailable('postgres');
+// Without PostgreSQL its cases are registered as skipped, with the reason.
+const pgSkip = await skipUnless('postgres');
 const postgresStore = () => postgresStoreInOwnSchema('c');
 
-if (pgAvailable) {
-  storeContract('caching store over postgres', async () => {
+storeContract(
+  'caching store over postgres',
+  async () => {
     const inner = await postgresStore();
     return { store: createCachingStore(inner.store), cleanup: inner.cleanup };
-  });
-} else {
-  it('Store contract: caching store over postgres', { skip: `PostgreSQL not reachable at ${PG_URL}` }, () => {});
-}
+  },
+  { skip: pgSkip },
+);
 
 /** Counts the look-ups that reach the real store underneath (and can hold one back). */
 function counted(inner: Store) {
@@ -255,7 +256,7 @@ describe('caching store: mail-set versions', () => {
     });
   });
 
-  it('over a store that cannot see other processes (PostgreSQL), remembers nothing and has no version', { skip: pgAvailable ? false : `PostgreSQL not reachable at ${PG_URL}` }, async () => {
+  it('over a store that cannot see other processes (PostgreSQL), remembers nothing and has no version', { skip: pgSkip }, async () => {
     const { store: inner, cleanup } = await postgresStore();
     const { store, calls } = counted(inner);
     const cache = createCachingStore(store);

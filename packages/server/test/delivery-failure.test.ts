@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { client, createAddress, message, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 import { openEventStream } from './helpers/event-stream.js';
-import { PG_URL, serviceAvailable } from './helpers/services.js';
+import { PG_URL, skipUnless } from './helpers/services.js';
 
 /** The address id a token was issued for (its "aid" claim). */
 const decodeAid = (jwt: string): number => (JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { aid: number }).aid;
@@ -203,10 +203,11 @@ describe('delivery failure: SQLite', () => {
   });
 });
 
-const pgReady = await serviceAvailable('postgres');
+// Without PostgreSQL the case is registered as skipped, with the reason.
+const pgSkip = await skipUnless('postgres');
 
-describe('delivery failure: PostgreSQL', { skip: !pgReady && 'PostgreSQL is not available' }, () => {
-  it('a row that cannot be inserted in mid-transaction: 451 4.3.0, no row of the delivery remains, a retry is stored once', async () => {
+describe('delivery failure: PostgreSQL', () => {
+  it('a row that cannot be inserted in mid-transaction: 451 4.3.0, no row of the delivery remains, a retry is stored once', { skip: pgSkip }, async () => {
     const schema = `df_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();

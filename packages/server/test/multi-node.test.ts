@@ -5,12 +5,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CookieJar, createAddress, message, request, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
-import { PG_URL, REDIS_URL, serviceAvailable } from './helpers/services.js';
+import { PG_URL, REDIS_URL, skipUnless } from './helpers/services.js';
 import { openEventStream } from './helpers/event-stream.js';
 
-const ready = (await serviceAvailable('postgres')) && (await serviceAvailable('redis'));
+// Without PostgreSQL or Redis the cases are registered as skipped, with the reason.
+const skip = await skipUnless('postgres', 'redis');
 
-describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Redis is not available' }, () => {
+describe('two nodes on PostgreSQL + Redis', () => {
   const schema = `mn_${process.pid}_${randomBytes(4).toString('hex')}`;
   const env = {
     DATABASE_URL: PG_URL,
@@ -23,10 +24,12 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
   let b: TestServer;
 
   before(async () => {
+    if (skip) return;
     a = await startTestServer(env);
     b = await startTestServer(env);
   });
   after(async () => {
+    if (skip) return;
     await a?.close();
     await b?.close();
     const client = new pg.Client({ connectionString: PG_URL });
@@ -35,13 +38,13 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
     await client.end();
   });
 
-  it('reports PostgreSQL as its store and is healthy', async () => {
+  it('reports PostgreSQL as its store and is healthy', { skip }, async () => {
     assert.equal(a.store.kind, 'postgres');
     const res = await request(b.httpUrl, '/health_check');
     assert.deepEqual(res.json, { status: 'ok', version: '1.0.0' });
   });
 
-  it('lists on one node the mail another node received', async () => {
+  it('lists on one node the mail another node received', { skip }, async () => {
     const { address, jwt } = await createAddress(a, { name: 'multi' });
     await sendMail(b.smtpPort, { to: [address], message: message({ Subject: 'via node b', 'Message-ID': '<mn-1@test>' }, 'code 551234') });
     const list = await request(a.httpUrl, '/api/mails?limit=10&offset=0', { jwt });
@@ -54,13 +57,13 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
     assert.equal(JSON.parse(full.json.metadata).codes[0], '551234');
   });
 
-  it('refuses a name taken on another node (409)', async () => {
+  it('refuses a name taken on another node (409)', { skip }, async () => {
     await createAddress(a, { name: 'taken-mn' });
     const res = await request(b.httpUrl, '/api/new_address', { body: { name: 'taken-mn' } });
     assert.equal(res.status, 409);
   });
 
-  it('shares browser sessions: a switch on one node retires the old id on the other', async () => {
+  it('shares browser sessions: a switch on one node retires the old id on the other', { skip }, async () => {
     const jar = new CookieJar();
     const first = await createAddress(a, {}, jar);
     await createAddress(b, {}, jar);
@@ -75,7 +78,7 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
     assert.equal(fresh.json.activeAddress, first.address);
   });
 
-  it('deleting on one node revokes the JWT and the SMTP mailbox on the other', async () => {
+  it('deleting on one node revokes the JWT and the SMTP mailbox on the other', { skip }, async () => {
     const { address, jwt } = await createAddress(a, { name: 'gone-mn' });
     assert.equal((await request(b.httpUrl, '/api/delete_address', { method: 'DELETE', jwt })).status, 200);
     assert.equal((await request(a.httpUrl, '/api/settings', { jwt })).status, 401);
@@ -90,7 +93,7 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
       await smtp.quit();
     }
   });
-  it('pushes to a stream on one node the mail another node received, and wakes a wait there', async () => {
+  it('pushes to a stream on one node the mail another node received, and wakes a wait there', { skip }, async () => {
     const { address, jwt } = await createAddress(a);
     const stream = await openEventStream(a.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
     try {
@@ -115,7 +118,7 @@ describe('two nodes on PostgreSQL + Redis', { skip: !ready && 'PostgreSQL or Red
     }
   });
 
-  it('a node hears its own events once, not again from Redis', async () => {
+  it('a node hears its own events once, not again from Redis', { skip }, async () => {
     const { address, jwt } = await createAddress(b);
     const stream = await openEventStream(b.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
     try {

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { clientKey } from '../src/http/rate-limit.js';
 import { createAddress, request, startTestServer, type HttpResult, type RequestOptions, type TestServer } from './helpers/harness.js';
-import { REDIS_URL, serviceAvailable } from './helpers/services.js';
+import { REDIS_URL, skipUnless } from './helpers/services.js';
 
 const settings = (server: TestServer, jwt: string | undefined, opts: RequestOptions = {}) =>
   request(server.httpUrl, '/api/settings', { jwt, ...opts });
@@ -202,8 +202,10 @@ describe('rate limits: clientKey', () => {
   });
 });
 
-describe('rate limits: shared through Redis', async () => {
-  if (!(await serviceAvailable('redis'))) return;
+// Without Redis the cases below are registered as skipped, with the reason.
+const redisSkip = await skipUnless('redis');
+
+describe('rate limits: shared through Redis', () => {
 
   // The servers key counters as ti:rl:<ROUTE>:<client key> (the default
   // REDIS_KEY_PREFIX), so each test uses its own random loopback source address:
@@ -220,10 +222,12 @@ describe('rate limits: shared through Redis', async () => {
   };
 
   before(async () => {
+    if (redisSkip) return;
     redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
   });
   after(async () => {
+    if (redisSkip) return;
     for (const ip of used) {
       const keys = await redis.keys(`ti:rl:*:${ip}`);
       if (keys.length) await redis.del(...keys);
@@ -243,7 +247,7 @@ describe('rate limits: shared through Redis', async () => {
     return { a, b, close: async () => Promise.all([a.close(), b.close()]) };
   }
 
-  it('two nodes share one limit', async () => {
+  it('two nodes share one limit', { skip: redisSkip }, async () => {
     const ip = await freshIp();
     const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '4/2' });
     try {
@@ -270,7 +274,7 @@ describe('rate limits: shared through Redis', async () => {
     }
   });
 
-  it('trip, hammering extends, quiet recovers — across nodes', async () => {
+  it('trip, hammering extends, quiet recovers — across nodes', { skip: redisSkip }, async () => {
     const ip = await freshIp();
     const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '2/1' });
     try {

@@ -13,7 +13,7 @@ import { postgresStoreInOwnSchema } from './helpers/pg-store.js';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { MIGRATIONS } from '../src/storage/sqlite/migrations.js';
 import { openSqliteStore, RAW_PART_BYTES } from '../src/storage/sqlite/sqlite-store.js';
-import { PG_URL, serviceAvailable } from './helpers/services.js';
+import { PG_URL, skipUnless } from './helpers/services.js';
 
 storeContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-store-'));
@@ -27,33 +27,33 @@ storeContract('sqlite', async () => {
   };
 });
 
-if (await serviceAvailable('postgres')) {
-  storeContract('postgres', () => postgresStoreInOwnSchema('t'));
+// Without PostgreSQL every case below is registered as skipped, with the reason.
+const pgSkip = await skipUnless('postgres');
+storeContract('postgres', () => postgresStoreInOwnSchema('t'), { skip: pgSkip });
 
-  describe('postgres: a pooled connection that dies while idle', () => {
-    it('is reported to the caller, and the next query runs on a fresh connection', async () => {
-      const schema = `t_${process.pid}_idle_${randomBytes(4).toString('hex')}`;
-      const applicationName = `temp-inbox-test-${randomBytes(4).toString('hex')}`;
-      const errors: Error[] = [];
-      const store = await openPostgresStore(PG_URL, { schema, applicationName, onIdleError: (err) => errors.push(err) });
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      try {
-        await store.ping();
-        const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
-        assert.ok(killed.rowCount! >= 1, 'the idle pooled connection was found');
-        const deadline = Date.now() + 5_000;
-        while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        assert.ok(errors.length >= 1, 'the idle error reached the caller');
-        await store.ping();
-      } finally {
-        await store.close();
-        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await admin.end();
-      }
-    });
+describe('postgres: a pooled connection that dies while idle', () => {
+  it('is reported to the caller, and the next query runs on a fresh connection', { skip: pgSkip }, async () => {
+    const schema = `t_${process.pid}_idle_${randomBytes(4).toString('hex')}`;
+    const applicationName = `temp-inbox-test-${randomBytes(4).toString('hex')}`;
+    const errors: Error[] = [];
+    const store = await openPostgresStore(PG_URL, { schema, applicationName, onIdleError: (err) => errors.push(err) });
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      await store.ping();
+      const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+      assert.ok(killed.rowCount! >= 1, 'the idle pooled connection was found');
+      const deadline = Date.now() + 5_000;
+      while (errors.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(errors.length >= 1, 'the idle error reached the caller');
+      await store.ping();
+    } finally {
+      await store.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
   });
-}
+});
 
 describe('sqlite: large messages are stored in parts', () => {
   const open = () => {

@@ -1,6 +1,7 @@
 // External services for the suites that need them (PostgreSQL, Redis, Chromium). A suite
-// asks serviceAvailable() before registering itself: a missing service skips the
-// suite with a loud warning, or fails the run when REQUIRE_SERVICES=1 (CI).
+// asks skipUnless() (or serviceAvailable()) before registering its tests: a missing
+// service registers them as skipped, with the reason, and a loud warning; when
+// REQUIRE_SERVICES=1 (CI) it throws instead, so the test file fails.
 import { existsSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import { userInfo } from 'node:os';
@@ -29,13 +30,33 @@ if (!process.env.PGUSER && !process.env.USER) {
   }
 }
 
-const cache = new Map<ServiceName, Promise<boolean>>();
+/** Why each service is missing (undefined: it answers). */
+const cache = new Map<ServiceName, Promise<string | undefined>>();
+
+const LABEL: Record<ServiceName, string> = { postgres: 'PostgreSQL', redis: 'Redis', chromium: 'Chromium' };
 
 /**
  * Whether the service answers. When it does not: throws if REQUIRE_SERVICES=1,
  * otherwise prints a loud SKIPPED line to stderr and returns false. Cached per name.
  */
-export function serviceAvailable(name: ServiceName): Promise<boolean> {
+export async function serviceAvailable(name: ServiceName): Promise<boolean> {
+  return (await missing(name)) === undefined;
+}
+
+/**
+ * false when every service named answers; otherwise the reason the first missing one
+ * gives, for node:test's `{ skip: reason }` ("PostgreSQL not reachable at …: …").
+ * Throws when REQUIRE_SERVICES=1 and one is missing, as serviceAvailable does.
+ */
+export async function skipUnless(...names: ServiceName[]): Promise<string | false> {
+  for (const name of names) {
+    const reason = await missing(name);
+    if (reason !== undefined) return reason;
+  }
+  return false;
+}
+
+function missing(name: ServiceName): Promise<string | undefined> {
   let result = cache.get(name);
   if (!result) {
     result = check(name);
@@ -44,13 +65,13 @@ export function serviceAvailable(name: ServiceName): Promise<boolean> {
   return result;
 }
 
-async function check(name: ServiceName): Promise<boolean> {
+async function check(name: ServiceName): Promise<string | undefined> {
   const url = name === 'postgres' ? PG_URL : name === 'redis' ? REDIS_URL : CHROMIUM_PATH;
   try {
     if (name === 'chromium') {
       if (!existsSync(CHROMIUM_PATH)) throw new Error('not installed (apt install chromium, or set CHROMIUM_PATH)');
     } else await withTimeout(name === 'postgres' ? probePostgres(url) : probeRedis(url), `no answer within ${PROBE_TIMEOUT_MS} ms`);
-    return true;
+    return undefined;
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     if (process.env.REQUIRE_SERVICES === '1') {
@@ -59,7 +80,7 @@ async function check(name: ServiceName): Promise<boolean> {
     process.stderr.write(
       `\n!!!!! SKIPPED: ${name} suites — no ${name} at ${redact(url)} (${reason}) (set REQUIRE_SERVICES=1 to make this a failure) !!!!!\n\n`,
     );
-    return false;
+    return `${LABEL[name]} not ${name === 'chromium' ? 'found' : 'reachable'} at ${redact(url)}: ${reason}`;
   }
 }
 

@@ -10,7 +10,9 @@ export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<
 
 type Case = [name: string, run: (store: Store) => Promise<void>];
 
-export function storeContract(name: string, factory: StoreFactory): void {
+/** With `skip` (a reason), every case is registered as skipped and the factory never runs. */
+export function storeContract(name: string, factory: StoreFactory, opts: { skip?: string | false } = {}): void {
+  const skip = opts.skip || false;
   describe(`Store contract: ${name}`, () => {
     let current: { store: Store; cleanup: () => Promise<void> } | undefined;
     beforeEach(async () => {
@@ -22,7 +24,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
       if (c) await c.cleanup();
     });
     for (const [caseName, run] of CASES) {
-      it(caseName, async () => {
+      it(caseName, { skip }, async () => {
         assert.ok(current, 'the factory did not produce a store');
         await run(current.store);
       });
