@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig, RATE_LIMIT_ROUTES } from '../../src/config/index.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server.js';
 
 export const DOMAIN = 'temp-inbox.localhost';
 
@@ -17,8 +17,11 @@ export interface TestServer extends RunningServer {
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-/** Rate limits (HTTP routes and SMTP per window) are off unless the test's env sets them. */
-export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, logger?: Logger): Promise<TestServer> {
+/**
+ * Rate limits (HTTP routes and SMTP per window) are off unless the test's env sets them.
+ * `start.now` gives the server a clock of the test's (for expiries).
+ */
+export async function startTestServer(env: Record<string, string> = {}, dataDir?: string, logger?: Logger, start: Omit<StartOptions, 'logger'> = {}): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'temp-inbox-test-'));
   const noLimits = {
     ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((r) => [`RATE_LIMIT_${r}`, '0'])),
@@ -37,7 +40,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const server = await startServer(config, { logger: logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) });
+  const server = await startServer(config, { ...start, logger: logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) });
   return {
     ...server,
     dataDir: dir,
@@ -275,6 +278,35 @@ export async function sendMail(port: number, opts: { from?: string; to: string[]
     return final;
   } finally {
     await smtp.quit();
+  }
+}
+
+/**
+ * The Received: trace header the server puts in front of each stored copy (RFC 5321 §4.4),
+ * read from the start of the raw mail as the API returns it; ASCII, so its length is its bytes.
+ */
+export function receivedBlock(raw: string): string {
+  const m = /^Received: from [^\r\n]*\r\n\tby [^\r\n]*\r\n\tfor <[^\r\n]*>; [^\r\n]*\r\n/.exec(raw);
+  if (!m) throw new Error(`no Received: block at the start of ${JSON.stringify(raw.slice(0, 200))}`);
+  return m[0];
+}
+
+/**
+ * What the server stores for message bytes sent with SmtpClient.data (no line starting
+ * with a dot): the bytes, and the CRLF that ends the last line when they lack one (the
+ * CRLF before the terminating dot belongs to the message).
+ */
+export function storedBytes(sent: Buffer | string): Buffer {
+  const bytes = typeof sent === 'string' ? Buffer.from(sent, 'utf8') : sent;
+  return bytes.subarray(-2).toString('latin1') === '\r\n' ? bytes : Buffer.concat([bytes, Buffer.from('\r\n')]);
+}
+
+/** Stored bytes as the API's `raw` carries them: UTF-8 text when they are valid UTF-8, else one character per byte. */
+export function apiText(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return bytes.toString('latin1');
   }
 }
 
