@@ -22,6 +22,19 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
     setSearchError('');
     setFound(f);
   }, []);
+  // New mail is announced to screen readers, and counted in the tab's title while the tab is not looked at.
+  const [announced, setAnnounced] = useState('');
+  const [unseen, setUnseen] = useState(0);
+  useEffect(() => {
+    document.title = unseen > 0 ? `(${unseen}) temp-inbox` : 'temp-inbox';
+  }, [unseen]);
+  useEffect(() => {
+    const seen = () => {
+      if (!document.hidden) setUnseen(0);
+    };
+    document.addEventListener('visibilitychange', seen);
+    return () => document.removeEventListener('visibilitychange', seen);
+  }, []);
   const reloadRef = useRef(reload);
   reloadRef.current = reload;
 
@@ -45,6 +58,9 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             setMails((list) => {
               if (list.some((m) => m.uuid === item.uuid)) return list;
               setCount((c) => c + 1);
+              const meta = metadataOf(item);
+              setAnnounced(`New mail from ${sender(item)}: ${meta.subject || '(no subject)'}`);
+              if (document.hidden) setUnseen((n) => n + 1);
               return [item, ...list];
             });
           } else if (type === 'mail_deleted') {
@@ -81,7 +97,10 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
   const shown = found ? found.results : mails;
   const current = shown.find((m) => m.uuid === selected) ?? mails.find((m) => m.uuid === selected);
   return (
-    <main class="inbox">
+    <main class={`inbox${current ? ' reading' : ''}`}>
+      <p class="sr" aria-live="polite" role="status">
+        {announced}
+      </p>
       <section class="list" aria-label="Mail">
         <div class="toolbar">
           <strong aria-live="polite">
@@ -153,6 +172,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               setCount((c) => Math.max(0, c - 1));
               setSelected(undefined);
             }}
+            onBack={() => setSelected(undefined)}
           />
         ) : (
           <p class="empty">Select a mail to read it.</p>

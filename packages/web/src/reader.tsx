@@ -1,52 +1,68 @@
-// Reading one mail: its header, codes, links, attachments, and the HTML (sandboxed),
-// text and source views.
+// Reading one mail: its header panel, codes to copy, attachments, and the HTML
+// (sandboxed, html-view.tsx), whole text and source views, as ARIA tabs.
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import PostalMime from 'postal-mime';
+import PostalMime, { type Email } from 'postal-mime';
 import { api, metadataOf, type FullMail, type MailListItem } from './api.js';
-import { copy, when, type Run } from './format.js';
-
-/**
- * The mail's HTML in a sandboxed frame: no scripts, no same-origin access, no remote
- * content (the frame's own policy allows only inline styles and data: images), so a
- * mail can neither run code nor tell its sender it was opened.
- */
-function htmlDocument(html: string): string {
-  return (
-    '<!doctype html><meta charset="utf-8">' +
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:">` +
-    '<base target="_blank">' +
-    html
-  );
-}
+import { CopyChip } from './copy-chip.js';
+import { when, type Run } from './format.js';
+import { HtmlView } from './html-view.js';
+import { MailHeaders } from './mail-headers.js';
+import { ViewTabs } from './view-tabs.js';
 
 type View = 'html' | 'text' | 'raw';
 
-export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => void }) {
-  const { item, run, onDeleted } = props;
+/** The text of an HTML part, as the browser reads it (for a mail without a text part). */
+function textOfHtml(html: string): string {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const el of doc.querySelectorAll('script, style, head')) el.remove();
+  return (doc.body?.innerText ?? doc.body?.textContent ?? '').trim();
+}
+
+export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => void; onBack?: () => void }) {
+  const { item, run, onDeleted, onBack } = props;
   const meta = useMemo(() => metadataOf(item), [item]);
   const [full, setFull] = useState<FullMail | undefined>();
-  const [body, setBody] = useState<{ html?: string | undefined; text?: string | undefined } | undefined>();
+  const [email, setEmail] = useState<Email | undefined>();
   const [view, setView] = useState<View>(meta.has_html ? 'html' : 'text');
+  const [eml, setEml] = useState<string | undefined>();
 
   useEffect(() => {
     void run(async () => {
       const mail = await api.mail(item.uuid);
       setFull(mail);
-      const parsed = await PostalMime.parse(mail.raw, { attachmentEncoding: 'arraybuffer' });
-      setBody({ html: parsed.html, text: parsed.text });
+      setEmail(await PostalMime.parse(mail.raw, { attachmentEncoding: 'arraybuffer' }));
     });
   }, [item.uuid, run]);
+
+  // The source as a .eml file to download (an object URL, released with the view).
+  useEffect(() => {
+    if (!full) return;
+    const url = URL.createObjectURL(new Blob([full.raw], { type: 'message/rfc822' }));
+    setEml(url);
+    return () => URL.revokeObjectURL(url);
+  }, [full]);
+
+  const text = useMemo(() => (email ? (email.text ?? (email.html ? textOfHtml(email.html) : '')) : ''), [email]);
+  // Parts the HTML shows inline (by cid:) are not listed again as attachments.
+  const inlineIds = useMemo(() => new Set((email?.attachments ?? []).filter((a) => a.contentId && email?.html?.includes(`cid:${a.contentId.replace(/^<|>$/g, '')}`)).map((a) => a.contentId)), [email]);
+  const listed = meta.attachments.filter((_, i) => !inlineIds.has(email?.attachments[i]?.contentId));
 
   return (
     <article>
       <header class="mail-head">
+        {onBack && (
+          <button type="button" class="back" onClick={onBack}>
+            ← Inbox
+          </button>
+        )}
         <h2>{meta.subject || '(no subject)'}</h2>
-        <p>
-          From <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong>
-        </p>
-        <p>
-          To {item.address} · {when(item.created_at)}
-        </p>
+        {email ? (
+          <MailHeaders email={email} fallbackFrom={meta.from.address || item.source} />
+        ) : (
+          <p>
+            From <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong> · {when(item.created_at)}
+          </p>
+        )}
         <div class="actions">
           <button
             type="button"
@@ -66,16 +82,17 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
         <p class="codes">
           Codes:{' '}
           {meta.codes.map((c) => (
-            <button key={c} type="button" class="code" onClick={() => copy(c)} title="Copy">
-              {c}
-            </button>
+            <CopyChip key={c} value={c} label={`code ${c}`} />
           ))}
         </p>
       )}
-      {meta.attachments.length > 0 && (
+      {listed.length > 0 && (
         <ul class="attachments" aria-label="Attachments">
-          {meta.attachments.map((a) => (
+          {listed.map((a) => (
             <li key={a.id}>
+              <span class="file-type" aria-hidden="true">
+                {(a.filename.split('.').pop() ?? '').slice(0, 4).toUpperCase() || 'FILE'}
+              </span>
               <a href={api.attachmentUrl(item.uuid, a.id)} download={a.filename}>
                 {a.filename || 'attachment'}
               </a>{' '}
@@ -86,22 +103,36 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
           ))}
         </ul>
       )}
-      <div class="tabs" role="tablist">
-        {(['html', 'text', 'raw'] as const).map((v) => (
-          <button key={v} type="button" role="tab" aria-selected={view === v} class={view === v ? 'on' : ''} disabled={v === 'html' && !meta.has_html} onClick={() => setView(v)}>
-            {v === 'html' ? 'HTML' : v === 'text' ? 'Text' : 'Source'}
-          </button>
-        ))}
-      </div>
-      {!full || !body ? (
-        <p class="muted">Loading…</p>
-      ) : view === 'html' && body.html ? (
-        <iframe title="Message (HTML)" class="html" sandbox="allow-popups allow-popups-to-escape-sandbox" srcDoc={htmlDocument(body.html)} />
-      ) : view === 'raw' ? (
-        <pre class="raw">{full.raw}</pre>
-      ) : (
-        <pre class="text">{body.text ?? meta.preview}</pre>
-      )}
+      <ViewTabs
+        label="Views of the message"
+        idPrefix={`view-${item.uuid}`}
+        selected={view}
+        onSelect={setView}
+        tabs={[
+          { key: 'html', label: 'HTML', disabled: !meta.has_html },
+          { key: 'text', label: 'Text' },
+          { key: 'raw', label: 'Source' },
+        ]}
+      >
+        {!full || !email ? (
+          <p class="muted">Loading…</p>
+        ) : view === 'html' && email.html ? (
+          <HtmlView html={email.html} attachments={email.attachments} />
+        ) : view === 'raw' ? (
+          <>
+            {eml && (
+              <p>
+                <a href={eml} download={`${item.uuid}.eml`}>
+                  Download .eml
+                </a>
+              </p>
+            )}
+            <pre class="raw">{full.raw}</pre>
+          </>
+        ) : (
+          <pre class="text">{text}</pre>
+        )}
+      </ViewTabs>
     </article>
   );
 }

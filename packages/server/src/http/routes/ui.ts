@@ -14,8 +14,9 @@ const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 
 /**
  * The page's policy. A mail's HTML is shown in a sandboxed srcdoc frame, which
- * inherits this policy and adds its own (no scripts, no remote content), so a mail
- * can neither run code nor load a tracking image.
+ * inherits this policy and adds its own (no scripts; no remote content until the
+ * reader asks for it, html-view.tsx), so a mail can neither run code nor load a
+ * tracking image unasked.
  */
 function contentSecurityPolicy(turnstile: boolean): string {
   const extra = turnstile ? ` ${TURNSTILE_ORIGIN}` : '';
@@ -24,10 +25,12 @@ function contentSecurityPolicy(turnstile: boolean): string {
     `script-src 'self'${extra}`,
     `frame-src 'self'${extra}`,
     "connect-src 'self'",
-    "img-src 'self' data:",
+    // A mail's frame (srcdoc) gets this policy and its own, stricter one: images, styles
+    // and fonts from the network only after the reader clicks "Load" for that mail.
+    "img-src 'self' data: https: http:",
     // Mail HTML styles itself inline.
-    "style-src 'self' 'unsafe-inline'",
-    "font-src 'self' data:",
+    "style-src 'self' 'unsafe-inline' https: http:",
+    "font-src 'self' data: https: http:",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
@@ -37,14 +40,16 @@ function contentSecurityPolicy(turnstile: boolean): string {
 
 export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = async (fastify, { deps, root = WEB_ROOT }) => {
   const { config } = deps;
-  const uiConfig = JSON.stringify({ domains: config.mailDomains, turnstileSiteKey: config.turnstileSiteKey ?? null, customNames: config.customNames });
+  // The UI shows Turnstile's widget, or solves GET /api/challenge's proof of work, by `challenge`.
+  const turnstileSiteKey = deps.challenge.mode === 'turnstile' ? (config.turnstileSiteKey ?? null) : null;
+  const uiConfig = JSON.stringify({ domains: config.mailDomains, turnstileSiteKey, customNames: config.customNames, challenge: deps.challenge.mode });
   fastify.get('/ui-config.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
 
   if (!existsSync(`${root}index.html`)) {
     deps.logger.info({ root }, 'the web UI is not built; serving the API only');
     return;
   }
-  const csp = contentSecurityPolicy(config.turnstileSiteKey !== undefined);
+  const csp = contentSecurityPolicy(turnstileSiteKey !== null);
   await fastify.register(fastifyStatic, {
     root,
     prefix: '/',

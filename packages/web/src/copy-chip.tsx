@@ -1,0 +1,33 @@
+// A value to copy with one click (a verification code, the address), saying
+// "Copied" where it was clicked and to screen readers.
+import { useEffect, useState } from 'preact/hooks';
+
+const SHOWN_MS = 1500;
+
+export function CopyChip(props: { value: string; label?: string; class?: string }) {
+  const { value, label } = props;
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const t = setTimeout(() => setCopied(false), SHOWN_MS);
+    return () => clearTimeout(t);
+  }, [copied]);
+  return (
+    <button
+      type="button"
+      class={`${props.class ?? 'code'}${copied ? ' copied' : ''}`}
+      title={`Copy ${label ?? value}`}
+      onClick={() =>
+        void navigator.clipboard?.writeText(value).then(
+          () => setCopied(true),
+          () => undefined,
+        )
+      }
+    >
+      {value}
+      <span class="copy-state" aria-live="polite">
+        {copied ? ' Copied' : ''}
+      </span>
+    </button>
+  );
+}
