@@ -55,6 +55,8 @@ export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = a
     prefix: '/',
     // One route per built file, so that unknown paths keep the API's plain-text 404.
     wildcard: false,
+    // The build writes .br and .gz copies (packages/web/scripts/precompress.mjs): sent as they are.
+    preCompressed: true,
     index: ['index.html'],
     setHeaders(reply, path) {
       reply.header('content-security-policy', csp);
