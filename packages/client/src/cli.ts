@@ -1,126 +1,331 @@
 #!/usr/bin/env node
-// temp-inbox command line: a disposable inbox from a shell script or CI job.
-//
-//   temp-inbox new [--name N] [--domain D] [--env]  prints {"address":…,"jwt":…}
-//   temp-inbox wait [--timeout S] [--since ID] [--subject TEXT] [--code | --link [REGEX]]
-//   temp-inbox list
-//   temp-inbox read UUID
-//   temp-inbox delete-address
-//
-// The service is --url, or TEMP_INBOX_URL, or http://localhost:8080; the inbox's token
-// is --jwt or TEMP_INBOX_JWT. Exit codes: 0 done, 1 the service refused or no mail
-// came in time, 2 a usage error.
-import { parseArgs } from 'node:util';
-import { TempInboxClient, TempInboxError, WaitTimeoutError } from './index.js';
+// The temp-inbox command: a disposable inbox from a shell script or CI job. Each
+// command has --help; `temp-inbox --help` lists them. Exit codes: 0 done, 1 error,
+// 2 usage error, 3 timeout (no matching mail in time).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { TempInboxClient, type Inbox, type LinkWaitOptions } from './client.js';
+import { TempInboxError, WaitTimeoutError } from './errors.js';
+import type { Message } from './message.js';
 
-const USAGE = `usage: temp-inbox <command> [options]
+const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3 } as const;
 
-commands:
-  new             create an inbox; prints {"address", "jwt"} as JSON, or with --env
-                  export lines for TEMP_INBOX_ADDRESS and TEMP_INBOX_JWT (for eval)
-                  --name N (falls back to a random name if N is taken or refused
-                  unless --strict), --domain D
-  wait            wait for the next mail (newer than --since, default 0) and print it
-                  as JSON; --timeout S (default 30), --subject TEXT (only mail whose
-                  subject contains TEXT), --code (print its verification code only),
-                  --link [REGEX] (print its first link matching REGEX only)
-  list            print the inbox's mail as JSON, newest first
-  read UUID       print one mail with its raw message as JSON
-  delete-address  delete the inbox and all its mail
+const COMMON = `Options for every command:
+  --url URL        The service (default: $TEMP_INBOX_URL, else http://localhost:8080).
+  --token TOKEN    The inbox's token (default: $TEMP_INBOX_TOKEN, else $TEMP_INBOX_JWT);
+                   not used by "new". --jwt is another name for it.
+  -h, --help       Show this help.
 
-options:
-  --url URL       the service (default $TEMP_INBOX_URL or http://localhost:8080)
-  --jwt TOKEN     the inbox's token (default $TEMP_INBOX_JWT); not for "new"
-`;
+Exit codes: 0 done, 1 error (the service refused, or could not be reached),
+2 usage error, 3 timeout (no matching mail in time).`;
 
-function fail(code: number, message: string): never {
-  process.stderr.write(`temp-inbox: ${message}\n`);
-  process.exit(code);
+const HELP: Record<string, string> = {
+  main: `Usage: temp-inbox <command> [options]
+
+A disposable inbox from a shell: create one, wait for its mail, take the code.
+
+Commands:
+  new      Create an inbox and print its address and token.
+  wait     Wait for a mail; print it, its verification code, or its link.
+  list     List the inbox's mail, newest first.
+  read     Print one mail: summary and text, or its text, HTML, source or JSON.
+  delete   Delete the inbox and all its mail.
+  help     Show a command's help ("temp-inbox help wait").
+
+${COMMON}
+
+Example:
+  eval "$(temp-inbox new --env)"       # sets TEMP_INBOX_ADDRESS and TEMP_INBOX_TOKEN
+  ./trigger-signup "$TEMP_INBOX_ADDRESS"
+  temp-inbox wait --code --any --timeout 30s
+`,
+  new: `Usage: temp-inbox new [--name NAME] [--domain DOMAIN] [--strict] [--json | --env]
+
+Creates an inbox. Without --json or --env it prints the address and the token in
+two sentences.
+
+  --name NAME      Ask for this name (the part before @). When it is taken or
+                   refused, a random name is used instead, unless --strict.
+  --domain DOMAIN  One of the service's domains (default: its first).
+  --strict         Fail (exit 1) instead of falling back to a random name.
+  --json           Print {"address", "token", "jwt"} as JSON ("jwt" is the token
+                   again, for scripts written for temp-inbox 0.x).
+  --env            Print export lines for TEMP_INBOX_URL, TEMP_INBOX_ADDRESS,
+                   TEMP_INBOX_TOKEN and TEMP_INBOX_JWT, for eval "$(temp-inbox new --env)".
+
+${COMMON}
+`,
+  wait: `Usage: temp-inbox wait [--code | --link [TEXT]] [--from TEXT] [--to TEXT]
+                       [--subject TEXT] [--timeout 30s] [--since ID | --any] [--json]
+
+Waits for a mail to the inbox and prints it. By default only mail that arrives
+after the command starts counts; --any takes mail already in the inbox too.
+
+  --code           Print only the mail's verification code (waits for a mail that has one).
+  --link [TEXT]    Print only the mail's best link: verification, sign-in and reset
+                   links first, never unsubscribe, privacy, social or tracking links.
+                   With TEXT (or --contains TEXT), only a link containing TEXT.
+  --contains TEXT  The same as --link TEXT.
+  --from TEXT      Only mail whose From: name or address contains TEXT (any case).
+  --to TEXT        Only mail with a To: recipient whose name or address contains TEXT.
+  --subject TEXT   Only mail whose subject contains TEXT (any case).
+  --timeout TIME   Give up after TIME: 30s (the default), 500ms, 2m, 1h; a bare
+                   number is seconds. Then exit 3.
+  --since ID       Only mail with an id greater than ID (ids are in "list" and --json).
+  --any            Any mail in the inbox, also mail that arrived before the command.
+  --json           Print the whole parsed mail as JSON.
+
+${COMMON}
+`,
+  list: `Usage: temp-inbox list [--limit N] [--json]
+
+Lists the inbox's mail, newest first: one line per mail with its uuid, id, time,
+sender and subject.
+
+  --limit N        At most N mails (1..100, default 100).
+  --json           Print {"count", "mails"} as JSON, each mail's metadata parsed.
+
+${COMMON}
+`,
+  read: `Usage: temp-inbox read <uuid> [--text | --html | --raw | --json]
+
+Prints one mail: its headers, codes, links and attachments, then its text.
+
+  --text           Only the text (the HTML as text when it has no text part).
+  --html           Only the HTML part (exit 1 when it has none).
+  --raw            The message source as received.
+  --json           The whole parsed mail as JSON.
+
+${COMMON}
+`,
+  delete: `Usage: temp-inbox delete
+
+Deletes the inbox and all its mail; its token stops working. ("delete-address",
+the command's name before 1.0, still works.)
+
+${COMMON}
+`,
+};
+HELP['delete-address'] = HELP['delete']!;
+HELP['help'] = HELP['main']!;
+
+/** A usage error: exit 2 with a sentence and a pointer to the help. */
+class UsageError extends Error {}
+
+const COMMON_OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  jwt: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+const OPTIONS = {
+  new: { name: { type: 'string' }, domain: { type: 'string' }, strict: { type: 'boolean' }, json: { type: 'boolean' }, env: { type: 'boolean' } },
+  wait: {
+    code: { type: 'boolean' },
+    link: { type: 'boolean' },
+    contains: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    subject: { type: 'string' },
+    timeout: { type: 'string' },
+    since: { type: 'string' },
+    any: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  list: { limit: { type: 'string' }, json: { type: 'boolean' } },
+  read: { text: { type: 'boolean' }, html: { type: 'boolean' }, raw: { type: 'boolean' }, json: { type: 'boolean' } },
+  delete: {},
+  'delete-address': {},
+  help: {},
+} as const satisfies Record<string, ParseArgsConfig['options']>;
+
+type Command = keyof typeof OPTIONS;
+
+/** A duration: 30s, 500ms, 2m, 1h, or a bare number of seconds; in milliseconds. */
+function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new UsageError(`The --timeout option takes a duration such as 30s, 500ms or 2m, not "${text}".`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000;
+  return Math.round(Number(m[1]) * unit);
 }
 
-async function main(): Promise<void> {
-  let parsed;
+function wholeNumber(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`The --${name} option takes a whole number from ${min} to ${max}, not "${text}".`);
+  return Number(text);
+}
+
+const mailbox = (m: { name: string; address: string }) => (m.name ? `${m.name} <${m.address}>` : m.address);
+
+/** The default view of one mail: a header block, then the text. */
+function formatMessage(m: Message): string {
+  const lines = [`From: ${mailbox(m.from)}`];
+  if (m.to.length) lines.push(`To: ${m.to.map(mailbox).join(', ')}`);
+  if (m.cc.length) lines.push(`Cc: ${m.cc.map(mailbox).join(', ')}`);
+  lines.push(`Subject: ${m.subject}`, `Date: ${m.date ?? m.created_at}`, `Id: ${m.id} (uuid ${m.uuid})`);
+  if (m.codes.length) lines.push(`Codes: ${m.codes.join(', ')}`);
+  if (m.links.length) lines.push(`Links: ${m.links.join(' ')}`);
+  for (const a of m.attachments) lines.push(`Attachment: ${a.filename || '(no name)'} (${a.content_type}, ${a.size} bytes, id ${a.id})`);
+  return `${lines.join('\n')}\n\n${m.text.replace(/\s+$/, '')}\n`;
+}
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  env: Record<string, string | undefined>;
+}
+
+/** Runs one command line; resolves with the exit code. */
+async function run(argv: string[], io: Io): Promise<number> {
+  const command = (argv[0] && !argv[0].startsWith('-') ? argv[0] : undefined) as string | undefined;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        jwt: { type: 'string' },
-        name: { type: 'string' },
-        domain: { type: 'string' },
-        strict: { type: 'boolean' },
-        env: { type: 'boolean' },
-        timeout: { type: 'string' },
-        since: { type: 'string' },
-        subject: { type: 'string' },
-        code: { type: 'boolean' },
-        link: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    if (command === undefined) {
+      if (argv.includes('--help') || argv.includes('-h')) {
+        io.out(HELP['main']!);
+        return EXIT.ok;
+      }
+      if (argv.length === 0) {
+        io.err(HELP['main']!);
+        return EXIT.usage;
+      }
+      throw new UsageError(`"${argv[0]}" is not a command.`);
+    }
+    if (!(command in OPTIONS)) throw new UsageError(`"${command}" is not a command.`);
+    const cmd = command as Command;
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv.slice(1), allowPositionals: true, strict: true, options: { ...COMMON_OPTIONS, ...OPTIONS[cmd] } });
+    } catch (err) {
+      throw new UsageError(`${(err as Error).message.replace(/\.?$/, '.')}`);
+    }
+    const values = parsed.values as Record<string, string | boolean | undefined>;
+    const positionals = parsed.positionals;
+    if (values['help'] || cmd === 'help') {
+      const topic = cmd === 'help' ? (positionals[0] ?? 'main') : cmd;
+      if (!HELP[topic]) throw new UsageError(`"${topic}" is not a command.`);
+      io.out(HELP[topic]!);
+      return EXIT.ok;
+    }
+    const str = (name: string) => values[name] as string | undefined;
+    const flag = (name: string) => values[name] === true;
+    const client = new TempInboxClient({ baseUrl: str('url') ?? io.env['TEMP_INBOX_URL'] ?? 'http://localhost:8080' });
+    const allowPositionals = (n: number, what: string) => {
+      if (positionals.length > n) throw new UsageError(`"${cmd}" takes ${what}, not "${positionals.slice(n).join(' ')}".`);
+    };
+
+    if (cmd === 'new') {
+      allowPositionals(0, 'no arguments');
+      if (flag('json') && flag('env')) throw new UsageError('Choose one of --json and --env.');
+      const name = str('name');
+      const domain = str('domain');
+      const inbox = await client.createInbox({ ...(name !== undefined ? { name } : {}), ...(domain !== undefined ? { domain } : {}), fallbackToRandom: !flag('strict') });
+      if (flag('json')) io.out(`${JSON.stringify({ address: inbox.address, token: inbox.token, jwt: inbox.token }, null, 2)}\n`);
+      else if (flag('env')) {
+        // The values are made of [A-Za-z0-9._@:/-] only; single-quoted all the same.
+        const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+        io.out(
+          [`export TEMP_INBOX_URL=${quote(client.baseUrl)}`, `export TEMP_INBOX_ADDRESS=${quote(inbox.address)}`, `export TEMP_INBOX_TOKEN=${quote(inbox.token)}`, `export TEMP_INBOX_JWT=${quote(inbox.token)}`, ''].join('\n'),
+        );
+      } else io.out(`Created the inbox ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\n`);
+      return EXIT.ok;
+    }
+
+    const token = str('token') ?? str('jwt') ?? io.env['TEMP_INBOX_TOKEN'] ?? io.env['TEMP_INBOX_JWT'];
+    if (!token) throw new UsageError(`"${cmd}" needs the inbox's token: pass --token, or set TEMP_INBOX_TOKEN (eval "$(temp-inbox new --env)" does).`);
+
+    switch (cmd) {
+      case 'wait': {
+        const contains = str('contains') ?? (flag('link') ? positionals[0] : undefined);
+        allowPositionals(flag('link') && str('contains') === undefined ? 1 : 0, flag('link') ? 'at most one TEXT after --link' : 'no arguments (filters are options: --from, --to, --subject)');
+        if (flag('code') && (flag('link') || str('contains') !== undefined)) throw new UsageError('Choose one of --code and --link.');
+        if (flag('any') && str('since') !== undefined) throw new UsageError('Choose one of --since and --any.');
+        const timeout = str('timeout') === undefined ? 30_000 : parseDuration(str('timeout')!);
+        const since = flag('any') ? 0 : str('since') !== undefined ? wholeNumber('since', str('since')!, 0) : undefined;
+        const inbox = await client.openInbox(token, since === undefined ? {} : { since });
+        const opts: LinkWaitOptions = { timeout };
+        for (const key of ['from', 'to', 'subject'] as const) if (str(key) !== undefined) opts[key] = str(key)!;
+        if (flag('code')) io.out(`${await inbox.waitForCode(opts)}\n`);
+        else if (flag('link') || contains !== undefined) io.out(`${await inbox.waitForLink({ ...opts, ...(contains !== undefined ? { contains } : {}) })}\n`);
+        else {
+          const message = await inbox.waitForMail(opts);
+          io.out(flag('json') ? `${JSON.stringify(message, null, 2)}\n` : formatMessage(message));
+        }
+        return EXIT.ok;
+      }
+      case 'list': {
+        allowPositionals(0, 'no arguments');
+        const limit = str('limit') === undefined ? 100 : wholeNumber('limit', str('limit')!, 1, 100);
+        const inbox = await openAll(client, token);
+        const { mails, count } = await inbox.list({ limit });
+        if (flag('json')) io.out(`${JSON.stringify({ count, mails }, null, 2)}\n`);
+        else if (count === 0) io.out(`The inbox ${inbox.address} has no mail.\n`);
+        else {
+          for (const m of mails) io.out(`${m.uuid}  ${String(m.id).padStart(4)}  ${m.created_at}  ${m.metadata.from.address || m.source}  ${m.metadata.subject}\n`);
+          if (count > mails.length) io.out(`(${mails.length} of ${count} mails shown.)\n`);
+        }
+        return EXIT.ok;
+      }
+      case 'read': {
+        if (positionals.length === 0) throw new UsageError('"read" needs the uuid of a mail (see "temp-inbox list").');
+        allowPositionals(1, "one mail's uuid");
+        const views = ['text', 'html', 'raw', 'json'].filter(flag);
+        if (views.length > 1) throw new UsageError(`Choose one of --text, --html, --raw and --json, not ${views.map((v) => `--${v}`).join(' and ')}.`);
+        const inbox = await openAll(client, token);
+        const uuid = positionals[0]!;
+        if (flag('raw')) {
+          io.out(await inbox.raw(uuid));
+          return EXIT.ok;
+        }
+        const message = await inbox.read(uuid);
+        if (flag('json')) io.out(`${JSON.stringify(message, null, 2)}\n`);
+        else if (flag('text')) io.out(message.text.endsWith('\n') ? message.text : `${message.text}\n`);
+        else if (flag('html')) {
+          if (message.html === null) {
+            io.err('temp-inbox: This mail has no HTML part; --text shows its text.\n');
+            return EXIT.error;
+          }
+          io.out(message.html.endsWith('\n') ? message.html : `${message.html}\n`);
+        } else io.out(formatMessage(message));
+        return EXIT.ok;
+      }
+      case 'delete':
+      case 'delete-address': {
+        allowPositionals(0, 'no arguments');
+        const inbox = await openAll(client, token);
+        await inbox.delete();
+        io.out(`Deleted the inbox ${inbox.address} and all its mail.\n`);
+        return EXIT.ok;
+      }
+      default:
+        throw new UsageError(`"${cmd}" is not a command.`);
+    }
   } catch (err) {
-    fail(2, `${(err as Error).message}\n\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
-  const [command, ...args] = positionals;
-  if (values.help || !command) {
-    process.stdout.write(USAGE);
-    process.exit(command || values.help ? 0 : 2);
-  }
-  const client = new TempInboxClient({ baseUrl: values.url ?? process.env['TEMP_INBOX_URL'] ?? 'http://localhost:8080' });
-  const out = (value: unknown): void => void process.stdout.write(`${typeof value === "string" ? value : JSON.stringify(value, null, 2)}\n`);
-  const whole = (name: string, raw: string | undefined, fallback: number) => {
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw)) fail(2, `--${name} must be a whole number, got "${raw}"`);
-    return Number(raw);
-  };
-
-  if (command === 'new') {
-    const inbox = await client.createInbox({
-      ...(values.name !== undefined ? { name: values.name } : {}),
-      ...(values.domain !== undefined ? { domain: values.domain } : {}),
-      fallbackToRandom: !values.strict,
-    });
-    // Both values are made of [A-Za-z0-9._@-] only; quoted all the same.
-    if (values.env) return out(`export TEMP_INBOX_ADDRESS='${inbox.address}'\nexport TEMP_INBOX_JWT='${inbox.jwt}'`);
-    return out({ address: inbox.address, jwt: inbox.jwt });
-  }
-
-  const jwt = values.jwt ?? process.env['TEMP_INBOX_JWT'];
-  if (!jwt) fail(2, `"${command}" needs the inbox's token: --jwt or TEMP_INBOX_JWT`);
-  const inbox = client.inbox('', jwt);
-  switch (command) {
-    case 'wait': {
-      const subject = values.subject;
-      // --link takes an optional pattern as the next positional.
-      const pattern = values.link && args[0] !== undefined ? new RegExp(args[0]) : undefined;
-      const opts = {
-        timeoutMs: whole('timeout', values.timeout, 30) * 1000,
-        since: whole('since', values.since, 0),
-        ...(subject !== undefined ? { match: (m: { metadata: { subject: string } }) => m.metadata.subject.includes(subject) } : {}),
-      };
-      if (values.code) return out(await inbox.waitForCode(opts));
-      if (values.link) return out(await inbox.waitForLink({ ...opts, ...(pattern ? { pattern } : {}) }));
-      return out(await inbox.waitForMail(opts));
+    if (err instanceof UsageError) {
+      const help = command && command in HELP && command !== 'help' ? `temp-inbox ${command} --help` : 'temp-inbox --help';
+      io.err(`temp-inbox: ${err.message} Run "${help}" for usage.\n`);
+      return EXIT.usage;
     }
-    case 'list': {
-      const { mails, count } = await inbox.list();
-      return out({ count, mails });
+    if (err instanceof WaitTimeoutError) {
+      io.err(`temp-inbox: ${err.message}\n`);
+      return EXIT.timeout;
     }
-    case 'read':
-      if (!args[0]) fail(2, '"read" needs the mail\'s uuid');
-      return out(await inbox.read(args[0]));
-    case 'delete-address':
-      await inbox.destroy();
-      return;
-    default:
-      fail(2, `unknown command "${command}"\n\n${USAGE}`);
+    if (err instanceof TempInboxError) {
+      io.err(err.status === 0 ? `temp-inbox: ${err.message}\n` : `temp-inbox: The service refused (HTTP ${err.status}): ${err.message.replace(/\.?$/, '.')}\n`);
+      return EXIT.error;
+    }
+    io.err(`temp-inbox: Something went wrong: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.error;
   }
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof WaitTimeoutError) fail(1, err.message);
-  if (err instanceof TempInboxError) fail(1, `the service answered ${err.status}: ${err.message}`);
-  if (err instanceof SyntaxError) fail(2, err.message);
-  fail(1, err instanceof Error ? `${err.message}${(err as { cause?: Error }).cause ? ` (${(err as { cause?: Error }).cause!.message})` : ''}` : String(err));
+/** A handle that considers all of the inbox's mail (list, read and delete do not wait). */
+function openAll(client: TempInboxClient, token: string): Promise<Inbox> {
+  return client.openInbox(token, { since: 0 });
+}
+
+const code = await run(process.argv.slice(2), {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  env: process.env,
 });
+// Let stdout drain before leaving (a pipe may still hold the output).
+process.exitCode = code;

@@ -1,0 +1,6 @@
+// @temp-inbox/server as a library. startTempInbox() is the one-call service for test
+// suites; startServer() and loadConfig() build it from an explicit configuration.
+// The temp-inbox-server command (main.ts) runs it as a service.
+export { startTempInbox, type StartTempInboxOptions, type TempInbox } from './start-temp-inbox.js';
+export { startServer, type RunningServer, type StartOptions } from './server.js';
+export { ConfigError, loadConfig, type Config } from './config/index.js';
