@@ -104,10 +104,12 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
   it('the Text tab of an HTML-only mail has the whole text; tabs move with arrow keys; codes say Copied', async () => {
     const { page, address } = await openInbox('reader-text');
     const long = Array.from({ length: 60 }, (_, i) => `<p>Paragraph ${i} of a long letter.</p>`).join('');
-    await sendMail(server.smtpPort, { to: [address], message: htmlMail(address, 'Long letter', `${long}<p>Your code is 731904.</p><p>The very end.</p>`) });
+    await sendMail(server.smtpPort, { to: [address], message: htmlMail(address, 'Long letter', `${long}<p>Your code is 731904.</p><p><a href="https://app.example/verify">A link loads nothing</a></p><p>The very end.</p>`) });
     await page.locator('.list .subject', { hasText: 'Long letter' }).click();
     const htmlTab = page.getByRole('tab', { name: 'HTML' });
     await htmlTab.waitFor();
+    await page.frameLocator('iframe.html').getByText('A link loads nothing').waitFor();
+    assert.equal(await page.getByText('Remote content blocked.').count(), 0, 'a link to click is not remote content');
     assert.equal(await htmlTab.getAttribute('aria-selected'), 'true');
     await htmlTab.focus();
     await page.keyboard.press('ArrowRight');

@@ -30,9 +30,19 @@ export function withInlineImages(html: string, attachments: Attachment[]): strin
   return html.replace(/cid:([^"'\s)>]+)/gi, (whole, id: string) => byId.get(decodeURIComponent(id).toLowerCase()) ?? whole);
 }
 
-/** Whether the HTML refers to anything on the network (http, https or protocol-relative URLs in src, srcset, background, CSS url() or @import). */
+/**
+ * Whether the HTML would load anything from the network (http, https or
+ * protocol-relative URLs in src, srcset, background, a <link>'s href, CSS url() or
+ * @import). A link to click (<a href>) loads nothing.
+ */
 export function hasRemoteContent(html: string): boolean {
-  return /(?:src|srcset|background|href)\s*=\s*["']?\s*(?:https?:)?\/\//i.test(html) || /url\(\s*["']?\s*(?:https?:)?\/\//i.test(html) || /@import/i.test(html);
+  const remote = String.raw`["']?\s*(?:https?:)?\/\/`;
+  return (
+    new RegExp(String.raw`\b(?:src|srcset|background)\s*=\s*` + remote, 'i').test(html) ||
+    new RegExp(String.raw`<link\b[^>]{0,2000}?\bhref\s*=\s*` + remote, 'i').test(html) ||
+    new RegExp(String.raw`url\(\s*` + remote, 'i').test(html) ||
+    /@import/i.test(html)
+  );
 }
 
 function htmlDocument(html: string, remote: boolean): string {
