@@ -7,6 +7,7 @@ export const API_VERSION = '1.0.0';
 /** Route paths, exactly as the seed writes them (note /api/mail vs /api/mails). */
 export const Paths = {
   newAddress: '/api/new_address',
+  challenge: '/api/challenge',
   settings: '/api/settings',
   deleteAddress: '/api/delete_address',
   mails: '/api/mails',
@@ -38,11 +39,48 @@ export const NewAddressBody = Type.Object(
       Type.String({ maxLength: 256, description: 'Requested local part. Lower-cased, then must match [a-z0-9]([a-z0-9._-]{0,62}[a-z0-9])? with no "..".' }),
     ),
     domain: Type.Optional(Type.String({ maxLength: 256, description: 'One of the configured mail domains; the default domain when omitted.' })),
-    cf_token: Type.Optional(Type.String({ maxLength: 4096, description: 'Bot-challenge token; required when the challenge is enabled.' })),
+    cf_token: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description: 'Bot-challenge token; required when the challenge is enabled: the Turnstile token, or with CHALLENGE=pow the solved proof of work (PowSolution as base64 JSON, the ALTCHA payload).',
+      }),
+    ),
   },
   { additionalProperties: true, description: 'Unknown fields are ignored.' },
 );
 export type NewAddressBody = Static<typeof NewAddressBody>;
+
+// The self-hosted bot challenge, CHALLENGE=pow (docs/decisions.md "Bot challenge"): an
+// ALTCHA proof of work. The client finds `number` in 0..maxnumber such that
+// SHA-256(salt + number), in lower-case hex, equals `challenge`, then sends
+// base64(JSON of PowSolution) as `cf_token` with POST /api/new_address.
+
+/** GET /api/challenge: one challenge, HMAC-signed by the server, expiring, good for one address. */
+export const PowChallenge = Type.Object(
+  {
+    algorithm: Type.Literal('SHA-256', { description: 'Hash of salt + number.' }),
+    challenge: Type.String({ description: 'Lower-case hex SHA-256 of salt followed by the secret number in decimal.' }),
+    maxnumber: Type.Integer({ minimum: 1, description: 'The secret number is at most this (POW_MAX_NUMBER): the most numbers a solver has to try.' }),
+    salt: Type.String({ description: 'Random hex, then `?expires=<unix seconds>&`: hash it as it is, the number appended.' }),
+    signature: Type.String({ description: "The server's HMAC-SHA-256 of `challenge`, in hex; send it back unchanged." }),
+  },
+  { description: 'An ALTCHA proof-of-work challenge (the format ALTCHA widgets and libraries read).' },
+);
+export type PowChallenge = Static<typeof PowChallenge>;
+
+/** What a solver sends back, base64-encoded JSON in `cf_token` (the ALTCHA payload). */
+export const PowSolution = Type.Object(
+  {
+    algorithm: Type.Literal('SHA-256'),
+    challenge: Type.String({ maxLength: 128, description: 'As issued.' }),
+    number: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The number found.' }),
+    salt: Type.String({ maxLength: 1024, description: 'As issued.' }),
+    signature: Type.String({ maxLength: 256, description: 'As issued.' }),
+    took: Type.Optional(Type.Number({ description: 'Milliseconds the solver took (ignored by the server).' })),
+  },
+  { additionalProperties: true },
+);
+export type PowSolution = Static<typeof PowSolution>;
 
 export const NewAddressResponse = Type.Object({
   address: Type.String({ description: '<local_part>@<domain>' }),

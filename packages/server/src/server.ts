@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
-import { createChallenge } from './challenge/turnstile.js';
+import { createBotChallenge } from './challenge/challenge.js';
 import type { Config } from './config/index.js';
 import { prepareDataDir } from './config/data-dir.js';
 import { resolveSecrets } from './config/secrets.js';
@@ -96,7 +96,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       mail,
       bus,
       sessions: createSessionService(store, now),
-      challenge: createChallenge({ secret: config.turnstileSecretKey, verifyUrl: config.turnstileVerifyUrl }),
+      challenge: createBotChallenge(config, { sessionSecret: secrets.sessionSecret, redis, now, logger }),
       limiter: createRateLimiter(config.rateLimits, redis, config.redisKeyPrefix),
       logger,
       ...(metrics ? { metrics } : {}),

@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { RATE_LIMIT_ROUTES, type RateLimitRoute } from '../src/config/index.js';
 import { openEventStream } from './helpers/event-stream.js';
 import { CookieJar, message, request, serversStoppedAfter, SmtpClient, type HttpResult, type TestServer } from './helpers/harness.js';
+import { solvedToken } from './helpers/pow.js';
 
-/** Every limit at 2 per window, so the third of anything is past it. */
+/** Every limit at 2 per window, so the third of anything is past it; addresses need a proof of work, so GET /api/challenge counts too. */
 const TIGHT = {
+  CHALLENGE: 'pow',
   ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((route) => [`RATE_LIMIT_${route}`, '2/60'])),
   SMTP_RATE_MESSAGES: '2/60',
   SMTP_RATE_RECIPIENTS: '2/60',
@@ -31,7 +33,8 @@ interface Inbox {
 
 async function newInbox(server: TestServer): Promise<Inbox> {
   const jar = new CookieJar();
-  const res = await request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, jar, localAddress: setupAddress() });
+  const localAddress = setupAddress();
+  const res = await request(server.httpUrl, '/api/new_address', { method: 'POST', body: { cf_token: await solvedToken(server.httpUrl, localAddress) }, jar, localAddress });
   assert.equal(res.status, 200, res.text);
   return { ...(res.json as { address: string; jwt: string }), jar };
 }
@@ -98,7 +101,8 @@ describe('RATE_LIMITS=off', () => {
       const get = (path: string, opts: Parameters<typeof request>[2] = {}) => request(server.httpUrl, path, { jwt: main.jwt, localAddress: CLIENT, ...opts });
       // One request per route, the i-th of three; each must succeed unless limited.
       const routes: Record<RateLimitRoute, (i: number) => Promise<HttpResult>> = {
-        NEW_ADDRESS: () => request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, localAddress: CLIENT }),
+        NEW_ADDRESS: async () => request(server.httpUrl, '/api/new_address', { method: 'POST', body: { cf_token: await solvedToken(server.httpUrl, setupAddress()) }, localAddress: CLIENT }),
+        CHALLENGE: () => get('/api/challenge'),
         // The list, the long poll and the event stream share one budget.
         MAILS: (i) => [() => get('/api/mails?limit=10&offset=0'), () => get('/api/mails/wait?since=0&timeout=0'), () => openStream(server, main.jwt)][i]!(),
         MAIL: () => get(`/api/mail/${uuid}`),

@@ -1,7 +1,7 @@
 // The browser's side of the temp-inbox API. The page authenticates with the cookies
 // the server sets (`jwt` for the active address, `session_id` for the session), so
 // no token is ever handled by script.
-import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, SessionListing } from '@temp-inbox/api';
+import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, PowChallenge, SessionListing } from '@temp-inbox/api';
 
 export type { FullMail, MailListItem, MailMetadata, SessionListing };
 
@@ -34,11 +34,14 @@ export interface UiConfig {
   domains: string[];
   turnstileSiteKey: string | null;
   customNames: boolean;
+  /** The bot challenge creating an address asks for (Turnstile shows when turnstileSiteKey is set). */
+  challenge: 'turnstile' | 'pow' | 'off';
 }
 
 export const api = {
   config: () => call<UiConfig>('GET', '/ui-config.json'),
   session: () => call<SessionListing>('GET', '/api/session/addresses'),
+  challenge: () => call<PowChallenge>('GET', '/api/challenge'),
   newAddress: (req: { name?: string; domain?: string; cf_token?: string }) => call<NewAddressResponse>('POST', '/api/new_address', req),
   switchAddress: (address: string) => call<{ success: boolean; address: string }>('POST', '/api/switch_address', { address }),
   openAddress: (jwt: string) => call<{ success: boolean; address: string }>('POST', '/api/open_address', { jwt }),

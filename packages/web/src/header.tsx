@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, type SessionListing, type UiConfig } from './api.js';
 import { copy, type Run } from './format.js';
 import { OpenInbox } from './open-inbox.js';
+import { PowStatus, solveProofOfWork, type PowState } from './proof-of-work.js';
 import { Turnstile } from './turnstile.js';
 
 /** Everything the page knows about the browser's session. */
@@ -24,12 +25,16 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
   const [token, setToken] = useState('');
   const [tokenKey, setTokenKey] = useState(0);
   const challenge = config.turnstileSiteKey;
+  const pow = config.challenge === 'pow';
+  const [powState, setPowState] = useState<PowState>({ kind: 'idle' });
 
   const create = (e: Event) => {
     e.preventDefault();
     void run(async () => {
       try {
-        await api.newAddress({ ...(name.trim() ? { name: name.trim() } : {}), domain, ...(challenge ? { cf_token: token } : {}) });
+        // A proof of work is good for one address: solved afresh for each.
+        const cf_token = challenge ? token : pow ? await solveProofOfWork(setPowState) : undefined;
+        await api.newAddress({ ...(name.trim() ? { name: name.trim() } : {}), domain, ...(cf_token !== undefined ? { cf_token } : {}) });
         setName('');
       } finally {
         // A challenge token is good once.
@@ -122,6 +127,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
           <span class="domain">@{domain}</span>
         )}
         {challenge && <Turnstile key={tokenKey} siteKey={challenge} onToken={setToken} />}
+        {pow && <PowStatus state={powState} />}
         <button type="submit" class="primary" disabled={busy || (!!challenge && !token)}>
           New address
         </button>

@@ -1,19 +1,14 @@
-// Bot challenge for POST /api/new_address (docs/decisions.md "Bot challenge"): a form
+// Cloudflare Turnstile (CHALLENGE=turnstile; docs/decisions.md "Bot challenge"): a form
 // POST of secret, response and remoteip; rejected or missing -> 400; verifier
 // unreachable, failing or slower than 5 s -> 503 (fail closed).
 import { badRequest, unavailable } from '../domain/errors.js';
+import type { Challenge } from './challenge.js';
 
-export interface Challenge {
-  readonly enabled: boolean;
-  verify(token: string | undefined, remoteIp: string): Promise<void>;
-}
-
-export function createChallenge(opts: { secret: string | undefined; verifyUrl: string; timeoutMs?: number }): Challenge {
+export function createTurnstile(opts: { secret: string; verifyUrl: string; timeoutMs?: number }): Challenge {
   const timeoutMs = opts.timeoutMs ?? 5000;
   return {
-    enabled: opts.secret !== undefined,
+    mode: 'turnstile',
     async verify(token, remoteIp) {
-      if (opts.secret === undefined) return;
       if (!token) throw badRequest('Missing cf_token: this server requires a bot-challenge token to create addresses.');
       let outcome: { success?: unknown };
       try {

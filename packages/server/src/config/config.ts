@@ -1,8 +1,14 @@
 // The configuration the server runs with, as loadConfig builds it from the environment.
 import type { CorsOrigins, RateLimitRule, TrustProxy } from './values.js';
 
+/** The bot challenge on POST /api/new_address (docs/decisions.md "Bot challenge"). */
+export const CHALLENGE_MODES = ['turnstile', 'pow', 'off'] as const;
+export type ChallengeMode = (typeof CHALLENGE_MODES)[number];
+
 export const RATE_LIMIT_ROUTES = {
   NEW_ADDRESS: { max: 10, windowSeconds: 60 },
+  // GET /api/challenge (CHALLENGE=pow): a challenge per attempt, so twice NEW_ADDRESS.
+  CHALLENGE: { max: 20, windowSeconds: 60 },
   MAILS: { max: 60, windowSeconds: 60 },
   MAIL: { max: 60, windowSeconds: 60 },
   // Each request parses a stored message again, on the threads that parse incoming mail.
@@ -34,6 +40,12 @@ export interface Config {
   turnstileSecretKey: string | undefined;
   turnstileSiteKey: string | undefined;
   turnstileVerifyUrl: string;
+  /** CHALLENGE; unset: turnstile when TURNSTILE_SECRET_KEY is set, else off (resolved by loadConfig). */
+  challenge: ChallengeMode;
+  /** POW_MAX_NUMBER: the largest secret number of a proof-of-work challenge. */
+  powMaxNumber: number;
+  /** POW_CHALLENGE_TTL: how long a proof-of-work challenge may be solved and used. */
+  powChallengeTtlMs: number;
   customNames: boolean;
   plusAddressing: boolean;
   catchAll: boolean;

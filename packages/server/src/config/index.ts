@@ -5,7 +5,7 @@ import type { Config, RateLimitRoute } from './config.js';
 import { CONFIG_VARIABLES, type VariableSpec } from './variables.js';
 import { ConfigError } from './values.js';
 
-export { RATE_LIMIT_ROUTES, type Config, type RateLimitRoute } from './config.js';
+export { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
 export { ConfigError, parseCorsOrigins, parseRateLimit, parseTrustProxy, type CorsOrigins, type RateLimitRule, type TrustProxy } from './values.js';
 export { CONFIG_VARIABLES, DEFAULT_BLOCKLIST, type VariableSpec } from './variables.js';
 
@@ -46,6 +46,11 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Pa
   }
   if (config.smtpInflightBytes < config.maxMessageBytes) {
     throw new ConfigError('SMTP_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES, or no message of the largest size could ever be taken.');
+  }
+  // Unset: today's behaviour, the Turnstile challenge exactly when its secret is set.
+  if (!env['CHALLENGE']?.trim() && defaults.challenge === undefined) config.challenge = config.turnstileSecretKey ? 'turnstile' : 'off';
+  if (config.challenge === 'turnstile' && config.turnstileSecretKey === undefined) {
+    throw new ConfigError('CHALLENGE=turnstile needs TURNSTILE_SECRET_KEY (or choose CHALLENGE=pow for a self-hosted challenge).');
   }
   if ((config.smtpTlsCert === undefined) !== (config.smtpTlsKey === undefined)) {
     throw new ConfigError('SMTP_TLS_CERT and SMTP_TLS_KEY must be set together.');

@@ -40,6 +40,10 @@ export function atLeast(raw: string, min: number): number {
   return integer(Type.Integer({ minimum: min, maximum: Number.MAX_SAFE_INTEGER }), `a whole number of at least ${min}`)(raw);
 }
 
+export function between(raw: string, min: number, max: number): number {
+  return integer(Type.Integer({ minimum: min, maximum: max }), `a whole number from ${min} to ${max}`)(raw);
+}
+
 export function host(raw: string): string {
   if (raw === '' || /\s/.test(raw)) throw new ConfigError('an IP address or host name');
   return raw;

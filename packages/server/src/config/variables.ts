@@ -2,8 +2,8 @@
 // how it sets the configuration. The defaults of the running server and the README's
 // configuration table both come from this one list.
 import { hostname } from 'node:os';
-import { RATE_LIMIT_ROUTES, type Config, type RateLimitRoute } from './config.js';
-import { atLeast, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret } from './values.js';
+import { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
+import { atLeast, between, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret } from './values.js';
 
 type Setter = (c: Config, raw: string) => void;
 
@@ -121,7 +121,13 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
   { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'Domains mail is accepted for; the first is the default for new addresses.', set: (c, r) => (c.mailDomains = domains(r)) },
   { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.jwtSecret = secret(r)) },
   { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.sessionSecret = secret(r)) },
-  { name: 'TURNSTILE_SECRET_KEY', default: '(unset = challenge disabled)', accepts: 'string', description: 'Enables the bot challenge on POST /api/new_address.', set: (c, r) => (c.turnstileSecretKey = optional(r)) },
+  {
+    name: 'TURNSTILE_SECRET_KEY',
+    default: '(unset)',
+    accepts: 'string',
+    description: 'Cloudflare Turnstile secret: with CHALLENGE unset, setting it turns the Turnstile challenge on for POST /api/new_address.',
+    set: (c, r) => (c.turnstileSecretKey = optional(r)),
+  },
   { name: 'TURNSTILE_SITE_KEY', default: '(unset)', accepts: 'string', description: 'Site key shown to the browser UI.', set: (c, r) => (c.turnstileSiteKey = optional(r)) },
   {
     name: 'TURNSTILE_VERIFY_URL',
@@ -132,6 +138,32 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       if (!/^https?:\/\/\S+$/.test(r) || !URL.canParse(r)) throw new ConfigError('an http:// or https:// URL');
       c.turnstileVerifyUrl = r;
     },
+  },
+  {
+    name: 'CHALLENGE',
+    default: '(turnstile when TURNSTILE_SECRET_KEY is set, else off)',
+    accepts: CHALLENGE_MODES.join(', '),
+    description:
+      'The bot challenge POST /api/new_address asks for in cf_token: turnstile (Cloudflare, needs TURNSTILE_SECRET_KEY), pow (a self-hosted ALTCHA proof of work from GET /api/challenge), or off.',
+    set: (c, r) => {
+      const mode = r === '' ? 'off' : r.toLowerCase();
+      if (!(CHALLENGE_MODES as readonly string[]).includes(mode)) throw new ConfigError(CHALLENGE_MODES.join(', '));
+      c.challenge = mode as ChallengeMode;
+    },
+  },
+  {
+    name: 'POW_MAX_NUMBER',
+    default: '50000',
+    accepts: '1000..100000000',
+    description: "CHALLENGE=pow: the largest secret number of a challenge. A solver tries half of it on average: 50000 costs a browser about 0.6 s (1.2 s at worst), and twice the number doubles everyone's cost.",
+    set: (c, r) => (c.powMaxNumber = between(r, 1000, 100_000_000)),
+  },
+  {
+    name: 'POW_CHALLENGE_TTL',
+    default: '5m',
+    accepts: 'duration (s, m, h, d)',
+    description: 'CHALLENGE=pow: how long a challenge from GET /api/challenge may be solved and used; each is good for one address.',
+    set: (c, r) => (c.powChallengeTtlMs = duration(r)),
   },
   { name: 'CUSTOM_NAMES', default: 'true', accepts: 'true or false', description: 'false refuses requested names (403); random names still work.', set: (c, r) => (c.customNames = bool(r)) },
   {

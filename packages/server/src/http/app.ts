@@ -16,6 +16,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
+import { challengeRoutes } from './routes/challenge.js';
 import { mailRoutes } from './routes/mails.js';
 import { searchRoutes } from './routes/search.js';
 import { pushRoutes } from './routes/push.js';
@@ -154,6 +155,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   });
 
   await app.register(systemRoutes, { deps });
+  await app.register(challengeRoutes, { deps });
   if (deps.metrics && deps.config.metricsToken) await app.register(metricsRoute(deps.metrics, deps.config.metricsToken));
   await app.register(mailRoutes, { deps });
   await app.register(searchRoutes, { deps });

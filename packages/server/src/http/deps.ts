@@ -2,7 +2,7 @@
 // file of its own so that the routes, which need it, never import the app that
 // imports them.
 import type { Logger } from 'pino';
-import type { Challenge } from '../challenge/turnstile.js';
+import type { Challenge } from '../challenge/challenge.js';
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../mail/events.js';
 import type { MailService } from '../mail/service.js';

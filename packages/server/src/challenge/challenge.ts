@@ -1,0 +1,38 @@
+// The bot challenge POST /api/new_address asks for in `cf_token`, chosen by CHALLENGE
+// (docs/decisions.md "Bot challenge"): Cloudflare Turnstile (turnstile.ts), a
+// self-hosted ALTCHA proof of work (proof-of-work.ts), or none.
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PowChallenge } from '@temp-inbox/api';
+import type { ChallengeMode, Config } from '../config/index.js';
+import { createProofOfWork, powHmacKey } from './proof-of-work.js';
+import { createTurnstile } from './turnstile.js';
+import { createUsedChallenges } from './used-challenges.js';
+
+export interface Challenge {
+  readonly mode: ChallengeMode;
+  /** Resolves when the token passes; throws a 400 AppError when it is missing or refused, 503 when it cannot be checked. */
+  verify(token: string | undefined, remoteIp: string): Promise<void>;
+  /** A new proof-of-work challenge (GET /api/challenge); only in mode pow. */
+  issue?(): Promise<PowChallenge>;
+}
+
+type ChallengeConfig = Pick<Config, 'challenge' | 'turnstileSecretKey' | 'turnstileVerifyUrl' | 'powMaxNumber' | 'powChallengeTtlMs' | 'redisKeyPrefix'>;
+
+export function createBotChallenge(config: ChallengeConfig, deps: { sessionSecret: string; redis: Redis | undefined; now: () => number; logger: Logger }): Challenge {
+  switch (config.challenge) {
+    case 'turnstile':
+      // loadConfig refuses CHALLENGE=turnstile without the secret.
+      return createTurnstile({ secret: config.turnstileSecretKey ?? '', verifyUrl: config.turnstileVerifyUrl });
+    case 'pow':
+      return createProofOfWork({
+        hmacKey: powHmacKey(deps.sessionSecret),
+        maxNumber: config.powMaxNumber,
+        ttlMs: config.powChallengeTtlMs,
+        now: deps.now,
+        used: createUsedChallenges({ ...(deps.redis ? { redis: deps.redis } : {}), keyPrefix: config.redisKeyPrefix, now: deps.now, logger: deps.logger }),
+      });
+    case 'off':
+      return { mode: 'off', verify: async () => undefined };
+  }
+}
