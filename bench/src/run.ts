@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiRead } from './api-read.js';
+import { codes } from './codes.js';
 import { growth } from './growth.js';
 import { hostile } from './hostile.js';
 import { latency } from './latency.js';
@@ -27,6 +28,7 @@ const BENCHES: Record<string, Bench> = {
   memory,
   hostile,
   startup,
+  codes,
 };
 
 const argv = process.argv.slice(2);

@@ -1,0 +1,86 @@
+// 7. Verification codes (docs/decisions.md "Codes and links"): the built server's
+// parseMessage + buildMetadata on every mail of the corpus in
+// packages/server/test/fixtures/codes-corpus/, against its expectations.json.
+// Precision = real codes among those reported; recall = real codes found.
+// Targets: both 1.0. Informational: how often the link a test would follow is
+// among `links`, and first in them. Quick and full runs are the same.
+//
+//   node --import tsx bench/src/run.ts --only=codes
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildMetadata, parseMessage } from '../../packages/server/dist/mail/metadata.js';
+import { ROOT } from './lib/paths.js';
+import { verdict, type Bench, type Row } from './lib/report.js';
+
+const CORPUS = join(ROOT, 'packages', 'server', 'test', 'fixtures', 'codes-corpus');
+
+interface Expectation {
+  language: string;
+  kind: string;
+  written: string;
+  codes: string[];
+  link?: string;
+}
+
+export const codes: Bench = async ({ log }) => {
+  const expectations = JSON.parse(readFileSync(join(CORPUS, 'expectations.json'), 'utf8')) as Record<string, Expectation>;
+  const files = readdirSync(CORPUS)
+    .filter((f) => f.endsWith('.eml'))
+    .sort();
+  let found = 0;
+  let reported = 0;
+  let expected = 0;
+  let links = 0;
+  let linkListed = 0;
+  let linkFirst = 0;
+  let ms = 0;
+  const wrong: { file: string; got: string[]; want: string[] }[] = [];
+  for (const file of files) {
+    const e = expectations[file];
+    if (!e) throw new Error(`${file} has no entry in expectations.json`);
+    const raw = readFileSync(join(CORPUS, file));
+    const t0 = performance.now();
+    const m = buildMetadata(await parseMessage(raw), raw.length);
+    ms += performance.now() - t0;
+    const want = new Set(e.codes);
+    const hits = m.codes.filter((c) => want.has(c)).length;
+    found += hits;
+    reported += m.codes.length;
+    expected += want.size;
+    if (hits !== m.codes.length || hits !== want.size) wrong.push({ file, got: m.codes, want: e.codes });
+    if (e.link) {
+      links++;
+      if (m.links.includes(e.link)) linkListed++;
+      if (m.links[0] === e.link) linkFirst++;
+    }
+  }
+  const precision = reported ? found / reported : 1;
+  const recall = expected ? found / expected : 1;
+  const languages = new Set(Object.values(expectations).map((e) => e.language)).size;
+  for (const w of wrong) log(`${w.file}: got ${JSON.stringify(w.got)}, expected ${JSON.stringify(w.want)}`);
+  log(`${files.length} mails: precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}; ${(ms / files.length).toFixed(2)} ms per mail to parse and extract`);
+  const rows: Row[] = [
+      {
+        bench: 'codes',
+        measure: `codes in ${files.length} corpus mails, ${languages} languages`,
+        ours: `${found} of ${reported} reported real, ${found} of ${expected} found`,
+        baseline: '',
+        result: `precision ${precision.toFixed(2)}, recall ${recall.toFixed(2)}`,
+        target: 'both 1.0',
+        verdict: verdict(precision === 1 && recall === 1),
+        values: { mails: files.length, languages, found, reported, expected, precision, recall },
+      },
+      {
+        bench: 'codes',
+        measure: `the link to follow, in ${links} of those mails`,
+        ours: `listed in ${linkListed}, first in ${linkFirst}`,
+        baseline: '',
+        result: `listed ${linkListed}/${links}`,
+        target: '(none)',
+        verdict: 'info',
+        values: { links, linkListed, linkFirst },
+      },
+  ];
+  return { rows, details: { corpus: CORPUS, msPerMail: ms / files.length, wrong } };
+};
