@@ -7,6 +7,23 @@ import { connect } from 'node:net';
 import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
+/** The body of a chunked HTTP response as far as it arrived; complete when its last (empty) chunk came. */
+function dechunk(body: Buffer): { data: Buffer; complete: boolean } {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = body.indexOf('\r\n', at);
+    if (eol < 0) break;
+    const size = parseInt(body.subarray(at, eol).toString('latin1'), 16);
+    assert.ok(Number.isInteger(size), `a chunk size at byte ${at}`);
+    if (size === 0) return { data: Buffer.concat(parts), complete: true };
+    parts.push(body.subarray(eol + 2, Math.min(eol + 2 + size, body.length)));
+    if (eol + 2 + size + 2 > body.length) break;
+    at = eol + 2 + size + 2;
+  }
+  return { data: Buffer.concat(parts), complete: false };
+}
+
 const mailTo = (server: TestServer, address: string, subject: string) =>
   sendMail(server.smtpPort, { to: [address], message: message({ Subject: subject }, `${subject}: your code is 482913`) });
 
@@ -274,29 +291,63 @@ describe('push limits and shutdown', () => {
     }
   });
 
-  it('cuts a stream whose client stopped reading once over 1 MiB waits for it, and keeps the others', async () => {
-    const server = await startTestServer();
+  it('cuts a stream whose client stopped reading once over 1 MiB waits for it: the client has a clean prefix of the events, the stream is released, the other stream gets every event', async (t) => {
+    const TOKEN = 'push-metrics-token';
+    // No keep-alive comments in between: the slow client's bytes are the events alone.
+    const server = await startTestServer({ METRICS_TOKEN: TOKEN, EVENTS_HEARTBEAT: '1h' });
+    const openStreams = async () => {
+      const text = (await request(server.httpUrl, '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
+      return Number(/^temp_inbox_push_open\{kind="events"\} (\d+)$/m.exec(text)?.[1]);
+    };
     try {
       const { address, jwt } = await createAddress(server);
-      // A client that sends the request and then reads nothing.
-      const socket = connect((server.http.server.address() as { port: number }).port, '127.0.0.1');
+      // A client that sends the request and then reads nothing (paused before any byte can arrive).
+      const socket = connect(server.httpPort, '127.0.0.1');
       await new Promise((r) => socket.once('connect', r));
-      socket.write(`GET /api/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\n\r\n`);
+      const received: Buffer[] = [];
+      socket.on('data', (c: Buffer) => received.push(c));
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((r) => socket.once('close', () => r()));
       socket.pause();
+      socket.write(`GET /api/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\n\r\n`);
       const healthy = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
       await healthy.next('ready');
-      let closed = false;
-      socket.on('close', () => (closed = true));
+      assert.equal(await openStreams(), 2);
       // Mails with many long links make events of about 15 KB each (metadata is at most 16 KiB):
       // 600 of them are 9 MB, well past what the kernel's socket buffers absorb.
       const links = Array.from({ length: 50 }, (_, i) => `https://example.com/${i}/${'x'.repeat(1200)}`).join('\n');
       for (let i = 0; i < 600; i++) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: `big ${i}` }, links) });
-      for (let i = 0; i < 600; i++) await healthy.next('mail', 10_000);
-      // Drain what the kernel holds: the server has closed the connection behind it.
+      const mails = [];
+      for (let i = 0; i < 600; i++) mails.push(await healthy.next('mail', 10_000));
+      // Every event has been written to both streams by now: the stalled one was cut and released.
+      assert.equal(await openStreams(), 1, 'only the reading stream is open');
+
+      // Drain what the kernel still held for the stalled client: then the server's close.
       socket.resume();
-      const deadline = Date.now() + 10_000;
-      while (!closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(closed, 'the stalled stream was not closed');
+      await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the stalled stream was not closed')), 10_000))]);
+      const bytes = Buffer.concat(received);
+      const headEnd = bytes.indexOf('\r\n\r\n');
+      const head = bytes.subarray(0, headEnd).toString('latin1');
+      assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(head, /\r\ntransfer-encoding: chunked(\r\n|$)/i);
+      const { data, complete } = dechunk(bytes.subarray(headEnd + 4));
+      assert.equal(complete, false, 'the response was cut, not ended with its last chunk');
+
+      // What arrived is the stream's beginning, whole events up to a cut inside one.
+      const frames = [`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ address })}`, ...mails.map((m) => `id: ${m.id}\nevent: mail\ndata: ${m.data}`)].map((f) => Buffer.from(`${f}\n\n`));
+      let whole = 0;
+      let at = 0;
+      while (whole < frames.length && data.subarray(at, at + frames[whole]!.length).equals(frames[whole]!)) at += frames[whole++]!.length;
+      const mailEvents = whole - 1;
+      const rest = data.subarray(at);
+      assert.ok(frames[whole]!.subarray(0, rest.length).equals(rest), `after ${mailEvents} whole mail events, the rest is the start of the next one`);
+      assert.ok(mailEvents >= 1, 'the client was served until it fell behind');
+      // Over 1 MiB of events waited for it when it was cut, and were dropped with it.
+      const total = frames.reduce((n, f) => n + f.length, 0);
+      assert.ok(total - data.length > 1024 * 1024, `received ${data.length} of ${total} bytes: more than 1 MiB was never sent`);
+      assert.ok(mailEvents < 600 - Math.ceil((1024 * 1024) / Math.max(...frames.map((f) => f.length))), `${mailEvents} of 600 mail events`);
+      t.diagnostic(`the stalled client received ${mailEvents} of 600 mail events (${data.length} of ${total} bytes) before the cut`);
+
       // The reading client is still served.
       await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'after' }, 'still here') });
       assert.match((await healthy.next('mail')).data, /after/);
