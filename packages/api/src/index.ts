@@ -217,7 +217,7 @@ export const MailMetadata = Type.Object({
   delivered_to: Type.Optional(
     Type.String({ description: 'The address the mail was sent to (RCPT TO) as the sender gave it, e.g. with the +tag plus-addressing removed to deliver it. Mail stored before it was recorded has none.' }),
   ),
-  codes: Type.Array(Type.String(), { description: 'Likely verification codes found in the decoded text, most likely first.' }),
+  codes: Type.Array(Type.String(), { description: 'Verification codes found in the decoded text (near a code word; see the server's docs), in order of appearance.' }),
   links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
 });
 export type MailMetadata = Static<typeof MailMetadata>;
@@ -253,7 +253,7 @@ export const ParsedMailContent = Type.Object({
   headers_truncated: Type.Boolean({ description: 'True when headers were dropped or the last one cut to stay within the bounds.' }),
   attachments: Type.Array(ParsedAttachment, { description: 'The attachments the mail\'s metadata lists (at most 100), with the same ids.' }),
   attachments_truncated: Type.Boolean({ description: 'True when the message has more attachments than are listed.' }),
-  codes: Type.Array(Type.String(), { description: 'Likely verification codes, most likely first (as in the metadata).' }),
+  codes: Type.Array(Type.String(), { description: 'Verification codes in order of appearance (as in the metadata).' }),
   links: Type.Array(Type.String(), { description: 'http(s) links in order of appearance (as in the metadata).' }),
   degraded: Type.Boolean({
     description: 'True when the message could not be parsed within PARSE_TIMEOUT (or the parser refused it): every field then comes from the header block alone, `text` is empty, `html` null and `attachments` empty.',
