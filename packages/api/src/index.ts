@@ -217,7 +217,7 @@ export const MailMetadata = Type.Object({
   delivered_to: Type.Optional(
     Type.String({ description: 'The address the mail was sent to (RCPT TO) as the sender gave it, e.g. with the +tag plus-addressing removed to deliver it. Mail stored before it was recorded has none.' }),
   ),
-  codes: Type.Array(Type.String(), { description: 'Verification codes found in the decoded text (near a code word; see the server's docs), in order of appearance.' }),
+  codes: Type.Array(Type.String(), { description: 'Verification codes found in the decoded text (each near a code word), in order of appearance.' }),
   links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
 });
 export type MailMetadata = Static<typeof MailMetadata>;
