@@ -155,6 +155,65 @@ describe('response reuse: never stale', () => {
   });
 });
 
+describe('response reuse: a repeated read is served from the cache', () => {
+  const TOKEN = 'reuse-metrics-token';
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ METRICS_TOKEN: TOKEN });
+  });
+  after(() => server.close());
+
+  /** temp_inbox_http_responses_reused_total for a route, by outcome, from GET /metrics. */
+  const reuse = async (route: string) => {
+    const text = (await client(server)('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
+    const of = (outcome: string) => Number(new RegExp(`^temp_inbox_http_responses_reused_total\\{route="${route}",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { hit: of('hit'), miss: of('miss'), off: of('off') };
+  };
+
+  it('GET /api/mails: the same page again is a hit with the same bytes; a delivery makes the next one a miss that lists it', async () => {
+    const { address, jwt } = await createAddress(server);
+    const page = () => client(server)('/api/mails?limit=10&offset=0', { jwt });
+    assert.deepEqual(await reuse('/api/mails'), { hit: 0, miss: 0, off: 0 });
+
+    const first = await page();
+    assert.equal(first.status, 200);
+    assert.deepEqual(await reuse('/api/mails'), { hit: 0, miss: 1, off: 0 }, 'the first request builds the page');
+    const second = await page();
+    assert.deepEqual(await reuse('/api/mails'), { hit: 1, miss: 1, off: 0 }, 'the same request again is served from the cache');
+    assert.equal(second.text, first.text);
+    assert.deepEqual(second.json, { results: [], count: 0 });
+
+    await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'invalidates' }, 'x') });
+    const third = await page();
+    assert.deepEqual(await reuse('/api/mails'), { hit: 1, miss: 2, off: 0 }, 'the delivery made the kept page stale');
+    assert.deepEqual(
+      third.json.results.map((r: { metadata: string }) => JSON.parse(r.metadata).subject),
+      ['invalidates'],
+    );
+    assert.equal((await page()).text, third.text);
+    assert.deepEqual(await reuse('/api/mails'), { hit: 2, miss: 2, off: 0 }, 'and the new page is reused in turn');
+
+    // Another page size, or another address, is an entry of its own.
+    await client(server)('/api/mails?limit=5&offset=0', { jwt });
+    await client(server)('/api/mails?limit=10&offset=0', { jwt: (await createAddress(server)).jwt });
+    assert.deepEqual(await reuse('/api/mails'), { hit: 2, miss: 4, off: 0 });
+  });
+
+  it('GET /api/mail/{uuid}: reused until the mail set changes (a delete elsewhere in the inbox)', async () => {
+    const { address, jwt } = await createAddress(server);
+    for (const subject of ['kept', 'deleted']) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: subject }, 'x') });
+    const [deleted, kept] = (await client(server)('/api/mails?limit=10&offset=0', { jwt })).json.results as { uuid: string }[];
+    const read = () => client(server)(`/api/mail/${kept!.uuid}`, { jwt });
+    const before = await reuse('/api/mail/:uuid');
+    const first = await read();
+    assert.equal((await read()).text, first.text);
+    assert.deepEqual(await reuse('/api/mail/:uuid'), { ...before, hit: before.hit + 1, miss: before.miss + 1 });
+    assert.equal((await client(server)(`/api/mails/${deleted!.uuid}`, { method: 'DELETE', jwt })).status, 200);
+    assert.equal((await read()).text, first.text);
+    assert.deepEqual(await reuse('/api/mail/:uuid'), { ...before, hit: before.hit + 1, miss: before.miss + 2 }, 'built again after the delete');
+  });
+});
+
 describe('response cache: bounded', () => {
   it('keeps entries for their version only, and evicts the least recently used past its size', () => {
     const cache = createResponseCache({ maxBytes: 10, maxEntryBytes: 6, idleMs: 60_000 });

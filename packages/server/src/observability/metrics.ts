@@ -6,6 +6,13 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** deferred: answered 4xx by a limit (in-flight budget, bytes per client). */
 export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred';
 
+/**
+ * A read answered from stored mail (http/response-cache.ts): hit, the bytes kept for the
+ * address's current mail-set version; miss, built (and kept); off, the store cannot tell
+ * versions (PostgreSQL), so nothing is reused.
+ */
+export type ReuseOutcome = 'hit' | 'miss' | 'off';
+
 export interface Metrics {
   registry: Registry;
   /** One finished HTTP request: its route template ("/api/mail/:uuid"), status and duration. */
@@ -18,6 +25,8 @@ export interface Metrics {
   smtpConnectionRefused(): void;
   /** Reports what is open when scraped. */
   trackOpen(read: () => { streams: number; waits: number }): void;
+  /** One list page, mail or parsed mail answered (route template), reused or built. */
+  responseReuse(route: string, outcome: ReuseOutcome): void;
 }
 
 export function createMetrics(storeKind: string): Metrics {
@@ -63,6 +72,12 @@ export function createMetrics(storeKind: string): Metrics {
     },
   });
   void open;
+  const reuse = new Counter({
+    name: 'temp_inbox_http_responses_reused_total',
+    help: 'Read answers built from stored mail, by route template and outcome: hit (reused bytes), miss (built), off (the store cannot tell when mail changed).',
+    labelNames: ['route', 'outcome'] as const,
+    registers: [registry],
+  });
   // Pre-create the outcome series, so that a rate over them starts at 0.
   for (const outcome of ['stored', 'too_large', 'failed'] as const) messages.inc({ outcome }, 0);
 
@@ -82,5 +97,6 @@ export function createMetrics(storeKind: string): Metrics {
     trackOpen(read) {
       openReader = read;
     },
+    responseReuse: (route, outcome) => reuse.inc({ route, outcome }),
   };
 }

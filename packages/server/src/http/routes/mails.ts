@@ -59,6 +59,9 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
   // Serialised list pages and mails, reused while the address's mail is unchanged.
   const cache = createResponseCache();
   fastify.addHook('onClose', async () => cache.close());
+  /** Counts a look-up in the cache (METRICS_TOKEN): reused, built, or not reusable at all. */
+  const reused = (route: string, version: string | undefined, body: Buffer | undefined) =>
+    deps.metrics?.responseReuse(route, version === undefined ? 'off' : body === undefined ? 'miss' : 'hit');
   const JSON_TYPE = 'application/json; charset=utf-8';
 
   app.get(
@@ -87,6 +90,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const version = address.mailSetVersion;
       const key = `l:${address.id}:${limit}:${offset}`;
       let body = version === undefined ? undefined : cache.get(key, version);
+      reused(Paths.mails, version, body);
       if (body === undefined) {
         const page = await mail.listMails(address.id, limit, offset);
         body = Buffer.from(reply.serialize({ results: page.results.map(toItem), count: page.count }) as string);
@@ -113,6 +117,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const version = address.mailSetVersion;
       const key = `m:${address.id}:${request.params.uuid}`;
       let body = version === undefined ? undefined : cache.get(key, version);
+      reused(Paths.mail, version, body);
       if (body === undefined) {
         const m = await mail.getMail(address.id, request.params.uuid);
         body = Buffer.from(reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string);
@@ -150,6 +155,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const version = address.mailSetVersion;
       const key = `p:${address.id}:${request.params.uuid}`;
       let body = version === undefined ? undefined : cache.get(key, version);
+      reused(Paths.parsedMail, version, body);
       if (body === undefined) {
         const parsed = await mail.readParsed(address.id, request.params.uuid);
         body = parsedMailBody(parsed.mail, parsed.content);
