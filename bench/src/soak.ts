@@ -2,19 +2,24 @@
 // ten minutes of mixed load from this process — SMTP in over two connections,
 // polling of several inboxes every 500 ms, browser-session create/switch cycles
 // with a cookie jar, mail reads, per-mail deletes and clear_inbox, event streams
-// held and reconnected, and long-poll waits. It counts every
-// response by status, samples the child's RSS every 5 s from /proc/<pid>/status,
-// and prints the totals and first-minute vs last-minute median RSS.
+// held and reconnected, and long-poll waits. It counts every response by status,
+// samples the child's RSS every 5 s from /proc/<pid>/status and its V8 heap from its
+// own GET /metrics (METRICS_TOKEN is set for this), and prints the totals and the
+// median memory of the first minute, of the minute after the warm-up (minutes 2-3)
+// and of the last minute.
 //
 //   node --import tsx bench/src/soak.ts [--minutes=10] [--quick]
 //
 // The service runs as `npm start` runs it (the node flags of package.json's "start");
 // SOAK_NODE_FLAGS adds flags for a diagnosis, e.g. --heapsnapshot-signal=SIGUSR2.
 //
-// --quick runs 30 s and compares the first and last 10 s. Exit code 1 when any
-// response other than 429 is an error (>= 400 or a network error), when an SMTP
-// delivery is not answered 250, or when the service crashes; else 0. The result is
-// written to bench/results/soak-<timestamp>[-quick].json.
+// --quick runs 30 s, with 10 s windows (the warm-up is the first one). Exit code 1
+// when any response other than 429 is an error (>= 400 or a network error), when an
+// SMTP delivery is not answered 250, when the service crashes, or when memory grew
+// past its bound from the window after the warm-up to the last one: RSS by more than
+// MAX_RSS_GROWTH_MB, or V8's old generation in use by more than MAX_HEAP_GROWTH_MB
+// (window medians: the heap's use saws up and down between collections); else 0. The
+// result is written to bench/results/soak-<timestamp>[-quick].json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -41,9 +46,25 @@ if (!quick && !(minutes > 0)) {
   process.exit(2);
 }
 const DURATION_MS = quick ? 30_000 : Math.round(minutes * 60_000);
-/** RSS is compared between the first and the last window of this length. */
+/** Memory is compared between windows of this length (medians of the samples in each). */
 const WINDOW_MS = quick ? 10_000 : 60_000;
+/**
+ * Memory rises while V8 and the caches size themselves for the load (docs/benchmarks.md
+ * "Soak results": about 10 MB in the first minutes); growth is judged from the window
+ * that starts here.
+ */
+const WARMUP_MS = quick ? WINDOW_MS : Math.min(120_000, Math.max(0, DURATION_MS - 2 * WINDOW_MS));
+/**
+ * The bounds on growth from the window after the warm-up to the last window. Ten-minute
+ * runs have grown 6-9 MB of RSS after minute 2 (a slow rise that slows; the live heap
+ * stays flat): a leak of a kilobyte per request (~35 requests a second) would add 2 MB a
+ * minute, past 16 MB within ten minutes.
+ */
+const MAX_RSS_GROWTH_MB = 16;
+const MAX_HEAP_GROWTH_MB = 8;
 const RSS_EVERY_MS = 5_000;
+/** Lets the soak read the service's heap from its own /metrics. */
+const METRICS_TOKEN = `soak-${process.pid}-${Date.now()}`;
 const INBOXES = 6;
 const POLL_EVERY_MS = 500;
 const SMTP_CONNECTIONS = 2;
@@ -184,6 +205,7 @@ function startService(dataDir: string): Promise<Service> {
       SMTP_PORT: '0',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      METRICS_TOKEN,
       // The soak is one client standing for many senders: the per-client SMTP limits would refuse it.
       ...BENCH_UNLIMITED,
       ...limits,
@@ -207,6 +229,29 @@ function startService(dataDir: string): Promise<Service> {
     });
     void exited.then((code) => reject(new Error(`the service exited (${code}) before listening:\n${out}`)));
   });
+}
+
+/** V8's heap in use and its old generation in use (kB), from the service's /metrics. */
+async function heapKb(): Promise<{ heapKb: number; oldKb: number } | undefined> {
+  const text = await new Promise<string | undefined>((resolve) => {
+    const req = httpRequest(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve(res.statusCode === 200 ? body : undefined));
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+  if (text === undefined) return undefined;
+  const kb = (series: string) => {
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? NaN : Number(line.slice(series.length + 1)) / 1024;
+  };
+  const heap = kb('temp_inbox_nodejs_heap_size_used_bytes');
+  const old = kb('temp_inbox_nodejs_heap_space_size_used_bytes{space="old"}');
+  return Number.isFinite(heap) && Number.isFinite(old) ? { heapKb: heap, oldKb: old } : undefined;
 }
 
 function rssKb(pid: number): number | undefined {
@@ -479,10 +524,14 @@ async function main(): Promise<number> {
   process.stdout.write(`soak: ${label} against pid ${service.pid} (${service.httpUrl}, SMTP ${service.smtpPort}); data in ${dataDir}\n`);
 
   const rss: { atMs: number; kb: number }[] = [];
+  const heap: { atMs: number; heapKb: number; oldKb: number }[] = [];
   const startedAt = performance.now();
-  const sampleRss = () => {
+  const sampleRss = async () => {
+    const atMs = Math.round(performance.now() - startedAt);
     const kb = rssKb(service.pid);
-    if (kb !== undefined) rss.push({ atMs: Math.round(performance.now() - startedAt), kb });
+    if (kb !== undefined) rss.push({ atMs, kb });
+    const h = await heapKb();
+    if (h) heap.push({ atMs, ...h });
   };
 
   const inboxes: Inbox[] = [];
@@ -493,9 +542,9 @@ async function main(): Promise<number> {
   }
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: service.smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: SMTP_CONNECTIONS, maxMessages: 500 });
 
-  sampleRss();
+  await sampleRss();
   const sampler = setInterval(() => {
-    sampleRss();
+    void sampleRss();
     void call('GET /health_check', 'GET', '/health_check');
     const last = rss.at(-1);
     const s = Math.round((performance.now() - startedAt) / 1000);
@@ -514,7 +563,7 @@ async function main(): Promise<number> {
   ]);
   clearTimeout(deadline);
   clearInterval(sampler);
-  sampleRss();
+  await sampleRss();
   const ranMs = Math.round(performance.now() - startedAt);
   transport.close();
 
@@ -537,6 +586,19 @@ async function main(): Promise<number> {
   const firstMedian = median(first);
   const lastMedian = median(last);
   const ratio = lastMedian / firstMedian;
+  // Growth after the warm-up: the window that starts at WARMUP_MS against the last one.
+  const lastFrom = ranMs - WINDOW_MS;
+  const growth = <T extends { atMs: number }>(samples: T[], kb: (s: T) => number) => {
+    const within = (from: number) => median(samples.filter((s) => s.atMs >= from && s.atMs <= from + WINDOW_MS).map(kb));
+    const beforeKb = within(WARMUP_MS);
+    const afterKb = within(lastFrom);
+    return { beforeKb, afterKb, growthMb: (afterKb - beforeKb) / 1024 };
+  };
+  const rssGrowth = growth(rss, (r) => r.kb);
+  const oldGrowth = growth(heap, (h) => h.oldKb);
+  const heapGrowth = growth(heap, (h) => h.heapKb);
+  // A missing measurement (NaN) fails too: the bound was not shown to hold.
+  const memoryOk = rssGrowth.growthMb <= MAX_RSS_GROWTH_MB && oldGrowth.growthMb <= MAX_HEAP_GROWTH_MB;
   const totalRequests = [...byStatus.values()].reduce((a, b) => a + b, 0);
 
   const statusRows = [...byStatus].sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => [s, String(n)]);
@@ -550,7 +612,10 @@ async function main(): Promise<number> {
       percentile(e.latencies, 99).toFixed(1),
     ]);
   const windowLabel = quick ? '10 s' : 'minute';
-  const ok = errorCount === 0 && smtp.failed === 0 && !crashed;
+  const ok = errorCount === 0 && smtp.failed === 0 && !crashed && memoryOk;
+  const span = (from: number) => `${(from / 1000).toFixed(0)}-${((from + WINDOW_MS) / 1000).toFixed(0)} s`;
+  const change = (g: { beforeKb: number; afterKb: number; growthMb: number }, bound?: number) =>
+    `${mb(g.beforeKb)} -> ${mb(g.afterKb)} MB (${g.growthMb >= 0 ? '+' : ''}${g.growthMb.toFixed(1)}${bound === undefined ? '' : `, bound +${bound}`})`;
 
   const out: string[] = [];
   out.push('', `temp-inbox soak: ${label}, ran ${(ranMs / 1000).toFixed(0)} s, Node ${process.version}, ${cpus().length} CPUs`, '');
@@ -570,6 +635,10 @@ async function main(): Promise<number> {
         [`RSS median, last ${windowLabel} (${last.length} samples)`, `${mb(lastMedian)} MB`],
         ['RSS ratio last / first', ratio.toFixed(3)],
         ['RSS min / max over the run', `${mb(Math.min(...rss.map((r) => r.kb)))} / ${mb(Math.max(...rss.map((r) => r.kb)))} MB`],
+        [`RSS median, ${span(WARMUP_MS)} -> ${span(lastFrom)}`, change(rssGrowth, MAX_RSS_GROWTH_MB)],
+        ['V8 old generation in use, same windows', change(oldGrowth, MAX_HEAP_GROWTH_MB)],
+        ['V8 heap in use, same windows', change(heapGrowth)],
+        ['memory', memoryOk ? 'within its bounds' : 'GREW PAST ITS BOUND (or was not measured)'],
         ['service', crashed ?? `stopped cleanly (exit ${exitCode})`],
         ['result', ok ? 'PASS' : 'FAIL'],
       ],
@@ -608,6 +677,16 @@ async function main(): Promise<number> {
         checkFailures,
         errors,
         rss: { windowMs: WINDOW_MS, firstMedianKb: firstMedian, lastMedianKb: lastMedian, ratio, samples: rss },
+        memory: {
+          warmupMs: WARMUP_MS,
+          windowMs: WINDOW_MS,
+          bounds: { rssGrowthMb: MAX_RSS_GROWTH_MB, oldGenerationGrowthMb: MAX_HEAP_GROWTH_MB },
+          rss: rssGrowth,
+          oldGeneration: oldGrowth,
+          heapUsed: heapGrowth,
+          heapSamples: heap,
+          ok: memoryOk,
+        },
         service: crashed ?? 'stopped cleanly',
         result: ok ? 'pass' : 'fail',
       },
