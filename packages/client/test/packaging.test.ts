@@ -1,0 +1,279 @@
+// Packaging proof: `npm pack` each publishable package (@temp-inbox/api, server,
+// client), install the tarballs into an empty directory outside the workspace — from
+// npm's cache, without the network when the cache has everything — and use them there as
+// a user would: ESM import, CJS require, `tsc --noEmit` on consumer files (ESM and CJS),
+// `npx temp-inbox --help`, `npx temp-inbox-server --help`, and startTempInbox() with an
+// SDK round trip (a mail sent over SMTP, its code read back).
+//
+// better-sqlite3's install script (download a prebuilt binary, else compile for minutes)
+// is not run: the workspace's own build of the same version is copied in instead. When
+// the versions differ, the script is run after all.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PACKAGES = ['@temp-inbox/api', '@temp-inbox/server', '@temp-inbox/client'];
+const version = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+
+function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+    const child = spawn(command, args, { cwd, env: { ...env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, out: out.replace(/^npm warn Unknown user config "nodedir".*\n/gm, '') });
+    });
+  });
+}
+
+interface Packed {
+  name: string;
+  filename: string;
+  files: { path: string }[];
+}
+
+describe('packaging: npm pack, install the tarballs elsewhere, use them', { timeout: 900_000 }, () => {
+  let work: string;
+  let consumer: string;
+  let packed: Packed[] = [];
+  /** Why the install could not be done (the suite is then skipped, loudly), or undefined. */
+  let unavailable: string | undefined;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'temp-inbox-pack-'));
+    assert.ok(!work.startsWith(ROOT), 'the consumer must live outside the workspace');
+    mkdirSync(join(work, 'tarballs'));
+    consumer = join(work, 'consumer');
+    mkdirSync(consumer);
+    const pack = await run('npm', ['pack', '--json', '--pack-destination', join(work, 'tarballs'), ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
+    assert.equal(pack.code, 0, pack.out);
+    packed = JSON.parse(pack.out.slice(pack.out.indexOf('[\n'))) as Packed[];
+
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2));
+    const tarballs = packed.map((p) => join(work, 'tarballs', p.filename));
+    // What a user would add beside them: TypeScript, Node's types, Playwright Test (the
+    // optional peer), pinned to the workspace's versions so that npm's cache has them.
+    const extra = ['typescript', '@types/node', '@playwright/test', 'better-sqlite3'].map((p) => `${p}@${version(p)}`);
+    const install = (mode: string) => run('npm', ['install', mode, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs, ...extra], consumer);
+    let installed = await install('--offline');
+    if (installed.code !== 0) {
+      process.stderr.write(`packaging.test: npm install --offline failed (npm's cache lacks some package metadata); trying --prefer-offline, which fetches only what is missing:\n${installed.out}\n`);
+      installed = await install('--prefer-offline');
+    }
+    if (installed.code !== 0) {
+      unavailable = `the dependencies could not be installed from npm's cache or registry: ${installed.out.trim().split('\n').slice(-3).join(' / ')}`;
+      if (process.env['REQUIRE_SERVICES'] === '1') throw new Error(`packaging.test: ${unavailable}`);
+      process.stderr.write(`\n!!!!! SKIPPED: packaging suite — ${unavailable} !!!!!\n\n`);
+      return;
+    }
+    // better-sqlite3's native part: the workspace's build of the same version, else its install script.
+    const built = join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+    const target = join(consumer, 'node_modules/better-sqlite3');
+    const installedVersion = (JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { version: string }).version;
+    if (installedVersion === version('better-sqlite3') && existsSync(built)) {
+      mkdirSync(join(target, 'build/Release'), { recursive: true });
+      copyFileSync(built, join(target, 'build/Release/better_sqlite3.node'));
+    } else {
+      const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], consumer, 900_000);
+      assert.equal(rebuilt.code, 0, rebuilt.out);
+    }
+  });
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('each package has name, version, license, repository, exports, files and engines; the tarballs hold the build, not the sources', () => {
+    assert.deepEqual(packed.map((p) => p.name).sort(), [...PACKAGES].sort());
+    for (const p of packed) {
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'packages', p.name.split('/')[1]!, 'package.json'), 'utf8')) as Record<string, unknown>;
+      for (const field of ['name', 'version', 'license', 'repository', 'exports', 'files', 'engines']) assert.ok(manifest[field], `${p.name} has no ${field}`);
+      assert.notEqual(manifest['private'], true, `${p.name} is private`);
+      const paths = p.files.map((f) => f.path);
+      assert.ok(paths.includes('package.json') && paths.includes('README.md'), `${p.name}: ${paths.join(', ')}`);
+      assert.ok(!paths.some((f) => /^(src|test)\//.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts') || f.endsWith('.tsbuildinfo')), `${p.name} ships sources: ${paths.join(', ')}`);
+      assert.ok(paths.includes('dist/index.js') && paths.includes('dist/index.d.ts'), p.name);
+    }
+    const client = packed.find((p) => p.name === '@temp-inbox/client')!.files.map((f) => f.path);
+    for (const f of ['dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/playwright.js', 'dist/cjs/playwright.js', 'dist/cli.js', 'bin/temp-inbox.js']) assert.ok(client.includes(f), `the client tarball lacks ${f}`);
+    const server = packed.find((p) => p.name === '@temp-inbox/server')!.files.map((f) => f.path);
+    for (const f of ['dist/main.js', 'dist/start-temp-inbox.js', 'dist/mail/parse-worker.js']) assert.ok(server.includes(f), `the server tarball lacks ${f}`);
+  });
+
+  it('ESM import and CJS require of the client (and its playwright entry); the client loads nothing but itself', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    writeFileSync(
+      join(consumer, 'esm.mjs'),
+      `import * as sdk from '@temp-inbox/client';
+import * as pw from '@temp-inbox/client/playwright';
+import { createRequire } from 'node:module';
+const resolved = import.meta.resolve('@temp-inbox/client');
+if (!resolved.endsWith('/node_modules/@temp-inbox/client/dist/index.js')) throw new Error('import resolved to ' + resolved);
+for (const name of ['TempInboxClient', 'Inbox', 'Message', 'TempInboxError', 'WaitTimeoutError', 'withInbox']) if (typeof sdk[name] !== 'function') throw new Error(name + ' missing');
+if (typeof pw.test?.extend !== 'function' || typeof pw.expect !== 'function' || pw.TempInboxClient !== sdk.TempInboxClient) throw new Error('playwright entry');
+if (typeof Symbol.asyncDispose !== 'symbol' || typeof sdk.Inbox.prototype[Symbol.asyncDispose] !== 'function') throw new Error('asyncDispose');
+console.log('esm ok');
+`,
+    );
+    writeFileSync(
+      join(consumer, 'cjs.cjs'),
+      `const sdk = require('@temp-inbox/client');
+const pw = require('@temp-inbox/client/playwright');
+const resolved = require.resolve('@temp-inbox/client');
+if (!resolved.endsWith('/node_modules/@temp-inbox/client/dist/cjs/index.js')) throw new Error('require resolved to ' + resolved);
+for (const name of ['TempInboxClient', 'Inbox', 'Message', 'TempInboxError', 'WaitTimeoutError', 'withInbox']) if (typeof sdk[name] !== 'function') throw new Error(name + ' missing');
+if (typeof pw.test.extend !== 'function' || pw.TempInboxClient !== sdk.TempInboxClient) throw new Error('playwright entry');
+// Nothing outside the client was loaded by it (no run-time dependency).
+const foreign = Object.keys(require.cache).filter((f) => f.includes('node_modules') && !f.includes('/@temp-inbox/client/') && !f.includes('playwright'));
+if (foreign.length) throw new Error('loaded: ' + foreign.join(', '));
+console.log('cjs ok');
+`,
+    );
+    const esm = await run(process.execPath, ['esm.mjs'], consumer);
+    assert.equal(esm.code, 0, esm.out);
+    assert.match(esm.out, /esm ok/);
+    const cjs = await run(process.execPath, ['cjs.cjs'], consumer);
+    assert.equal(cjs.code, 0, cjs.out);
+    assert.match(cjs.out, /cjs ok/);
+    assert.doesNotMatch(cjs.out, /ExperimentalWarning/, 'a real CommonJS build, not require(esm)');
+    // Neither build loads @temp-inbox/api at run time.
+    for (const dir of ['dist', 'dist/cjs']) {
+      const path = join(consumer, 'node_modules/@temp-inbox/client', dir);
+      for (const file of readdirSync(path).filter((f) => f.endsWith('.js'))) {
+        const loads = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s*)['"]@temp-inbox\/api['"]/m.test(readFileSync(join(path, file), 'utf8'));
+        assert.ok(!loads, `${dir}/${file} loads @temp-inbox/api`);
+      }
+    }
+  });
+
+  it('tsc --noEmit on consumer files (ES module and CommonJS) type-checks against the shipped declarations', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    const consumerTs = `import { TempInboxClient, WaitTimeoutError, withInbox, type Message, type ParsedMail } from '@temp-inbox/client';
+import { test, expect } from '@temp-inbox/client/playwright';
+import { startTempInbox, type TempInbox } from '@temp-inbox/server';
+
+const service: TempInbox = await startTempInbox({ domain: 'example.test' });
+const client = new TempInboxClient({ baseUrl: service.url });
+{
+  await using inbox = await client.createInbox({ name: 'typed' });
+  const message: Message = await inbox.waitForMail({ from: 'app', subject: 'x', timeout: 1000, match: (m) => m.text.length > 0 });
+  const bytes: Uint8Array = await message.attachments[0]!.content();
+  const raw: string = await message.raw();
+  const parsed: ParsedMail['subject'] = message.subject;
+  const code: string = await inbox.waitForCode();
+  const link: string = await inbox.waitForLink({ contains: /verify/ });
+  void [bytes, raw, parsed, code, link];
+}
+const n: number = await withInbox(async (inbox) => inbox.address.length, { baseUrl: service.url });
+void n;
+void WaitTimeoutError;
+test('typed fixture', async ({ inbox, page }) => {
+  await page.goto('about:blank');
+  expect(inbox.address).toContain('@');
+});
+await service.stop();
+`;
+    writeFileSync(join(consumer, 'consumer.mts'), consumerTs);
+    // A file with a type error must fail, or the check proves nothing.
+    writeFileSync(join(consumer, 'broken.mts'), `import { TempInboxClient } from '@temp-inbox/client';\nconst n: number = await new TempInboxClient({ baseUrl: 'x' }).createInbox().then((i) => i.address);\nvoid n;\n`);
+    writeFileSync(
+      join(consumer, 'consumer.cts'),
+      `import { TempInboxClient, withInbox, type Inbox } from '@temp-inbox/client';
+import { test } from '@temp-inbox/client/playwright';
+export async function main(): Promise<string> {
+  const inbox: Inbox = await new TempInboxClient({ baseUrl: 'http://localhost:8080' }).createInbox();
+  void test;
+  return withInbox(async (i) => i.address + inbox.address);
+}
+`,
+    );
+    const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM', 'ESNext.Disposable'], types: ['node'], strict: true, noEmit: true, skipLibCheck: false };
+    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.mts', 'consumer.cts'] }, null, 2));
+    writeFileSync(join(consumer, 'tsconfig.broken.json'), JSON.stringify({ compilerOptions, files: ['broken.mts'] }, null, 2));
+    const tsc = join(consumer, 'node_modules/typescript/bin/tsc');
+    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer);
+    assert.equal(checked.code, 0, checked.out);
+    const broken = await run(process.execPath, [tsc, '-p', 'tsconfig.broken.json'], consumer);
+    assert.notEqual(broken.code, 0);
+    assert.match(broken.out, /broken\.mts\(2,7\): error TS2322: Type 'string[^']*' is not assignable to type 'number'/);
+  });
+
+  it('npx temp-inbox --help and npx temp-inbox-server --help', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    const help = await run('npx', ['--offline', 'temp-inbox', '--help'], consumer);
+    assert.equal(help.code, 0, help.out);
+    assert.match(help.out, /^Usage: temp-inbox <command> \[options\]/m);
+    const wait = await run('npx', ['--offline', 'temp-inbox', 'wait', '--help'], consumer);
+    assert.match(wait.out, /^Usage: temp-inbox wait/m);
+    const server = await run('npx', ['--offline', 'temp-inbox-server', '--help'], consumer);
+    assert.equal(server.code, 0, server.out);
+    assert.match(server.out, /Usage: temp-inbox-server/);
+  });
+
+  it('startTempInbox() and an SDK round trip, from the installed packages', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    writeFileSync(
+      join(consumer, 'roundtrip.mjs'),
+      `import { startTempInbox } from '@temp-inbox/server';
+import { TempInboxClient } from '@temp-inbox/client';
+import { connect } from 'node:net';
+import { existsSync } from 'node:fs';
+
+/** A minimal SMTP client: one message, each reply awaited. */
+async function smtp(port, to, message) {
+  const socket = connect(port, '127.0.0.1');
+  let buffer = '';
+  const waiters = [];
+  socket.on('data', (d) => { buffer += d; waiters.splice(0).forEach((w) => w()); });
+  const reply = async () => {
+    for (;;) {
+      const m = /^(?:\\d{3}-.*\\r\\n)*(\\d{3}) .*\\r\\n/.exec(buffer);
+      if (m) { buffer = buffer.slice(m[0].length); return Number(m[1]); }
+      await new Promise((r) => waiters.push(r));
+    }
+  };
+  const say = async (line, want) => { socket.write(line + '\\r\\n'); const code = await reply(); if (code !== want) throw new Error(line + ' -> ' + code); };
+  if ((await reply()) !== 220) throw new Error('greeting');
+  await say('EHLO consumer.test', 250);
+  await say('MAIL FROM:<app@example.com>', 250);
+  await say('RCPT TO:<' + to + '>', 250);
+  await say('DATA', 354);
+  await say(message.replace(/\\n/g, '\\r\\n') + '\\r\\n.', 250);
+  socket.end('QUIT\\r\\n');
+}
+
+const service = await startTempInbox();
+let dataDir;
+try {
+  dataDir = service.dataDir;
+  const client = new TempInboxClient({ baseUrl: service.url });
+  const inbox = await client.createInbox({ name: 'packed' });
+  if (inbox.address !== 'packed@' + service.domain) throw new Error(inbox.address);
+  const waiting = inbox.waitForCode({ from: 'example.com', timeout: 10000 });
+  await smtp(service.smtpPort, inbox.address, 'From: App <app@example.com>\\nTo: ' + inbox.address + '\\nSubject: Verify\\n\\nYour code is 640213.\\nhttps://app.example/verify?t=1');
+  const code = await waiting;
+  const link = await inbox.waitForLink();
+  const message = await inbox.waitForMail();
+  console.log(JSON.stringify({ code, link, subject: message.subject, raw: (await message.raw()).startsWith('Received: ') }));
+  await inbox[Symbol.asyncDispose]();
+  const gone = await client.openInbox(inbox.token).then(() => 'still there', (err) => err.status);
+  if (gone !== 401) throw new Error('the inbox was not deleted: ' + gone);
+} finally {
+  await service.stop();
+}
+if (existsSync(dataDir)) throw new Error('the data directory is still there');
+`,
+    );
+    const result = await run(process.execPath, ['roundtrip.mjs'], consumer, 60_000);
+    assert.equal(result.code, 0, result.out);
+    assert.deepEqual(JSON.parse(result.out.trim().split('\n').pop()!), { code: '640213', link: 'https://app.example/verify?t=1', subject: 'Verify', raw: true });
+  });
+});
