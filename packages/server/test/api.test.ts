@@ -16,6 +16,7 @@ import {
   sendMail,
   SmtpClient,
   startTestServer,
+  testClock,
   type HttpResult,
   type TestServer,
 } from './helpers/harness.js';
@@ -56,8 +57,10 @@ const rfc2231 = (s: string) => encodeURIComponent(s).replace(/['()*]/g, (c) => `
 describe('api: every endpoint through real HTTP and SMTP', () => {
   let server: TestServer;
   let api: ReturnType<typeof client>;
+  // The service's clock stands still at a whole second (ages and expiries are exact); a test that moves it puts it back.
+  const clock = testClock(Math.floor(Date.now() / 1000) * 1000);
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, undefined, undefined, { now: clock.now });
     api = client(server);
   });
   after(() => server.close());
@@ -229,7 +232,9 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     let a: { address: string; jwt: string };
     let b: { address: string; jwt: string };
     let bMail: string;
+    let aSignedAt: number;
     before(async () => {
+      aSignedAt = clock.now();
       a = await createAddress(server, { name: 'iso-a' });
       b = await createAddress(server, { name: 'iso-b' });
       const msg = multipart({ Subject: 'for b only' }, 'iso', [
@@ -272,9 +277,29 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.equal((await api('/api/settings', { jwt: await sign(serverJwtKey(server)) })).status, 200, 'control: the server secret signs valid tokens');
     });
 
+    it('on the service clock a token is good until the millisecond before its exp, and 401 from exp on, while its address lives', async () => {
+      // Signed with the server's key, issued when the address was created (on the service clock) for the
+      // 7-day lifetime; the JWT claims test below shows the server's own tokens are made the same way.
+      const iat = Math.floor(aSignedAt / 1000);
+      const exp = iat + 7 * 24 * 3600;
+      const token = await new SignJWT({ aid: decodeJwt(a.jwt)['aid'] }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(a.address).setIssuedAt(iat).setExpirationTime(exp).sign(serverJwtKey(server));
+      const start = clock.now();
+      try {
+        clock.set(exp * 1000 - 1);
+        for (const path of ['/api/settings', '/api/mails?limit=1&offset=0']) assert.equal((await api(path, { jwt: token })).status, 200, `${path} at exp - 1 ms`);
+        clock.set(exp * 1000);
+        for (const path of ['/api/settings', '/api/mails?limit=1&offset=0']) assertPlainError(await api(path, { jwt: token }), 401);
+        // Not the address: at exactly ADDRESS_TTL (7 days) it is alive, and a token that has not run out still works.
+        const later = await new SignJWT({ aid: decodeJwt(a.jwt)['aid'] }).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(a.address).setIssuedAt(exp - 60).setExpirationTime(exp + 60).sign(serverJwtKey(server));
+        assert.equal((await api('/api/settings', { jwt: later })).status, 200, 'only the token ran out');
+      } finally {
+        clock.set(start);
+      }
+    });
+
     it('an expired token is 401 (7-day lifetime)', async () => {
       const claims = decodeJwt(a.jwt);
-      const now = Math.floor(Date.now() / 1000);
+      const now = Math.floor(clock.now() / 1000);
       const expired = await new SignJWT({ aid: claims['aid'] })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(claims.sub!)
@@ -363,13 +388,16 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       },
       'Hello there.\nYour code is 482913.\nVisit https://example.org/welcome now.\n',
     );
+    let deliveredAt: number;
     before(async () => {
       ({ jwt, address } = await createAddress(server, { name: 'fields' }));
+      // The uuid's time is read from the real clock, so the service clock is put at it first.
+      clock.set(Date.now());
+      deliveredAt = clock.now();
       await deliver(address, original, 'bounce+123@mailer.example.org');
     });
 
     it('list item: id integer, uuid, source = MAIL FROM, address, metadata JSON string, created_at RFC 3339 UTC, message_id', async () => {
-      const before = Date.now();
       const res = await list(jwt);
       const item = res.json.results[0];
       assert.deepEqual(Object.keys(item).sort(), ['address', 'created_at', 'id', 'message_id', 'metadata', 'source', 'uuid']);
@@ -382,7 +410,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.equal(item.address, address);
       assert.equal(typeof item.metadata, 'string');
       assert.match(item.created_at, RFC3339_UTC_MS);
-      assert.ok(Math.abs(Date.parse(item.created_at) - before) < 60_000);
+      assert.equal(item.created_at, new Date(deliveredAt).toISOString(), 'the service clock when the mail was stored');
       assert.equal(item.message_id, '<field.test.1@example.org>');
     });
 

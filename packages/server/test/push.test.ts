@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { createAddress, message, request, sendMail, startTestServer, testClock, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
 /** The body of a chunked HTTP response as far as it arrived; complete when its last (empty) chunk came. */
@@ -159,8 +159,14 @@ describe('GET /api/events and GET /api/mails/wait', () => {
     const { jwt } = await createAddress(server);
     const stream = await open('/api/events', bearer(jwt));
     await stream.next('ready');
-    await new Promise((r) => setTimeout(r, 2300));
-    assert.ok(stream.comments.filter((c) => c === 'keep-alive').length >= 2, `comments: ${stream.comments.join(',')}`);
+    // Waited for, not slept on: two heartbeats of 1 s, and none before its time.
+    const started = Date.now();
+    while (stream.comments.length < 2) {
+      assert.ok(Date.now() - started < 10_000, `comments after 10 s: ${stream.comments.join(',')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(Date.now() - started >= 1900, `two heartbeats took ${Date.now() - started} ms`);
+    assert.deepEqual(stream.comments, ['keep-alive', 'keep-alive']);
   });
 
   it('wait: answers at once when newer mail is there, and only with mail newer than since', async () => {
@@ -231,16 +237,38 @@ describe('GET /api/events and GET /api/mails/wait', () => {
 });
 
 describe('push limits and shutdown', () => {
-  it('ends a stream when its address expires (checked at each heartbeat)', async () => {
-    const server = await startTestServer({ EVENTS_HEARTBEAT: '1s', ADDRESS_TTL: '2s', SWEEP_INTERVAL: '1h' });
+  it('ends a stream when its address expires (checked at each heartbeat): open at exactly ADDRESS_TTL, ended at the heartbeat after it', async () => {
+    // The service's clock is the test's: the address's age is set, not waited for.
+    const clock = testClock();
+    const server = await startTestServer({ EVENTS_HEARTBEAT: '50ms', ADDRESS_TTL: '1h', SWEEP_INTERVAL: '1d' }, undefined, undefined, { now: clock.now });
     try {
+      const created = clock.now();
       const { jwt } = await createAddress(server);
       const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
       await stream.next('ready');
-      const started = Date.now();
-      await stream.ended;
-      const took = Date.now() - started;
-      assert.ok(took >= 500 && took < 5000, `ended after ${took} ms`);
+      let ended = false;
+      void stream.ended.then(() => (ended = true));
+      /** Waits for `n` more keep-alive comments: n heartbeats, each followed by its token check. */
+      const heartbeats = async (n: number) => {
+        const target = stream.comments.length + n;
+        const deadline = Date.now() + 10_000;
+        while (stream.comments.length < target && !ended) {
+          assert.ok(Date.now() < deadline, `only ${stream.comments.length} of ${target} heartbeats`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      clock.set(created + 3_600_000);
+      await heartbeats(3);
+      assert.equal(ended, false, 'at exactly ADDRESS_TTL the address is alive and its stream open');
+      assert.deepEqual(stream.comments.slice(-3), ['keep-alive', 'keep-alive', 'keep-alive']);
+      clock.set(created + 3_600_000 + 1);
+      await heartbeats(2);
+      assert.equal(ended, true, 'one millisecond later the next heartbeat ended it');
+      assert.deepEqual(
+        stream.events.map((e) => e.event),
+        ['ready'],
+        'nothing but ready was sent',
+      );
     } finally {
       await server.close();
     }

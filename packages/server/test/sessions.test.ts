@@ -3,7 +3,7 @@
 // session, switch/rotate, forged cookies, fixation, logout, restart, delete.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CookieJar, createAddress, request, startTestServer, tmp, type HttpResult, type TestServer } from './helpers/harness.js';
+import { CookieJar, createAddress, request, startTestServer, testClock, tmp, type HttpResult, type TestServer } from './helpers/harness.js';
 
 interface ParsedCookie {
   name: string;
@@ -130,23 +130,35 @@ describe('sessions: listing and the 3-address cap', () => {
   });
   after(() => server.close());
 
-  it('lists addresses with integer millisecond createdAt and the newest as activeAddress', async () => {
-    const jar = new CookieJar();
-    const t0 = Date.now();
-    const a = await createAddress(server, {}, jar);
-    const b = await createAddress(server, {}, jar);
-    const t1 = Date.now();
-    const res = await listing(server, jar);
-    assert.equal(res.status, 200, res.text);
-    assert.deepEqual(
-      res.json.addresses.map((e: { address: string }) => e.address),
-      [a.address, b.address],
-    );
-    for (const e of res.json.addresses) {
-      assert.ok(Number.isInteger(e.createdAt), `integer createdAt: ${e.createdAt}`);
-      assert.ok(e.createdAt >= t0 - 1000 && e.createdAt <= t1 + 1000, `createdAt ${e.createdAt} is milliseconds near now (${t0}..${t1})`);
+  it('lists addresses with their createdAt in integer milliseconds (the service clock when each was made) and the newest as activeAddress; the session lives 30 days from its last renewal, to the millisecond', async () => {
+    // A server of its own on a clock the test moves.
+    const clock = testClock(Date.UTC(2026, 2, 1, 9, 30, 0, 123));
+    const own = await startTestServer({ ADDRESS_TTL: '60d' }, undefined, undefined, { now: clock.now });
+    try {
+      const jar = new CookieJar();
+      const t0 = clock.now();
+      const a = await createAddress(own, {}, jar);
+      clock.advance(1234);
+      const b = await createAddress(own, {}, jar);
+      const res = await listing(own, jar);
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json, {
+        addresses: [
+          { address: a.address, createdAt: t0 },
+          { address: b.address, createdAt: t0 + 1234 },
+        ],
+        activeAddress: b.address,
+      });
+      // Adding b renewed the session: 30 days from then it is still there, one millisecond later it is gone.
+      clock.set(t0 + 1234 + 30 * 24 * 3600 * 1000);
+      assert.equal((await listing(own, jar)).status, 200, 'alive at exactly 30 days');
+      clock.advance(1);
+      const gone = await listing(own, jar);
+      assert.equal(gone.status, 401, gone.text);
+      assertPlainText(gone);
+    } finally {
+      await own.close();
     }
-    assert.equal(res.json.activeAddress, b.address);
   });
 
   it('a fourth address drops the oldest from the session; the dropped JWT still works', async () => {

@@ -17,6 +17,26 @@ export interface TestServer extends RunningServer {
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
+/** A clock a test moves by hand, for startTestServer's `now`: the service's idea of the time (ages and expiries, not its timers). */
+export interface TestClock {
+  now: () => number;
+  set(ms: number): void;
+  advance(ms: number): void;
+}
+
+export function testClock(start = Date.now()): TestClock {
+  let t = start;
+  return {
+    now: () => t,
+    set(ms) {
+      t = ms;
+    },
+    advance(ms) {
+      t += ms;
+    },
+  };
+}
+
 /**
  * Rate limits (HTTP routes and SMTP per window) are off unless the test's env sets them.
  * `start.now` gives the server a clock of the test's (for expiries).
