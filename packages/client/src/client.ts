@@ -377,7 +377,7 @@ export class Inbox implements MessageSource {
   /** Like waitForMail, but only mail newer than any mail a wait of this handle has returned. */
   async waitForNext(opts: WaitOptions = {}): Promise<Message> {
     const since = opts.since ?? Math.max(this.#baseline, this.#returned);
-    return (await this.#wait(opts, since, 'a new mail', undefined, () => true)).message;
+    return (await this.#wait(opts, since, 'new mail', undefined, () => true)).message;
   }
 
   /** The most likely verification code of the oldest matching mail that has one. */

@@ -218,6 +218,36 @@ export async function main(): Promise<string> {
     assert.match(server.out, /Usage: temp-inbox-server/);
   });
 
+  it('the temp-inbox-server command starts the service and stops on SIGTERM', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    const dataDir = join(work, 'server-data');
+    const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+    const child = spawn(join(consumer, 'node_modules/.bin/temp-inbox-server'), [], {
+      cwd: consumer,
+      env: { ...env, HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /HTTP on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        child.on('close', (code) => reject(new Error(`temp-inbox-server exited ${code}: ${out}`)));
+        setTimeout(() => reject(new Error(`temp-inbox-server did not start: ${out}`)), 30_000);
+      });
+      const health = await fetch(`${url}/health_check`);
+      assert.equal(health.status, 200);
+    } finally {
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      child.kill('SIGTERM');
+      assert.equal(await closed, 0, 'a graceful stop exits 0');
+    }
+  });
+
   it('startTempInbox() and an SDK round trip, from the installed packages', async (t) => {
     if (unavailable) return t.skip(unavailable);
     writeFileSync(
