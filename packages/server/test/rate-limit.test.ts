@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { clientKey } from '../src/http/rate-limit.js';
-import { createAddress, request, startTestServer, type HttpResult, type RequestOptions, type TestServer } from './helpers/harness.js';
+import { RATE_LIMIT_ROUTES, type RateLimitRoute } from '../src/config/index.js';
+import { openEventStream } from './helpers/event-stream.js';
+import { CookieJar, createAddress, DOMAIN, message, request, sendMail, startTestServer, type HttpResult, type RequestOptions, type TestServer } from './helpers/harness.js';
 import { REDIS_URL, skipUnless } from './helpers/services.js';
 
 const settings = (server: TestServer, jwt: string | undefined, opts: RequestOptions = {}) =>
@@ -140,6 +142,178 @@ describe('rate limits: per IP and per route', () => {
       await server.close();
     }
   });
+});
+
+describe('rate limits: every route, at the limit and one past it', () => {
+  // RATE_LIMIT_<ROUTE>=3/60 on a server of its own for each route: three requests from this
+  // client succeed, each with its exact answer and effect; the fourth is a plain-text 429 with
+  // Retry-After 60 (the window) and has no effect. Setup comes from another address
+  // (127.0.0.2), which has a budget of its own. A route added to RATE_LIMIT_ROUTES without a
+  // case here fails the type check and the test.
+  const MAX = 3;
+  const SETUP = { localAddress: '127.0.0.2' };
+  const attached = message({ Subject: 'with a file', 'MIME-Version': '1.0', 'Content-Type': 'multipart/mixed; boundary="b"' }, `--b\r\nContent-Type: text/plain\r\n\r\nsee the file\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename="f.bin"\r\n\r\n${Buffer.from('file bytes').toString('base64')}\r\n--b--\r\n`);
+
+  interface Case {
+    env?: Record<string, string>;
+    /** What the requests need, made from SETUP. */
+    setup?: (server: TestServer) => Promise<Record<string, any>>;
+    /** The i-th request (0-based) from this client. */
+    send: (server: TestServer, ctx: Record<string, any>, i: number) => Promise<HttpResult>;
+    /** The answer to each of the first MAX. */
+    ok: (res: HttpResult, i: number, ctx: Record<string, any>) => void;
+    /** After the refused request: what it would have done did not happen. */
+    noEffect?: (server: TestServer, ctx: Record<string, any>) => Promise<void>;
+  }
+  const status = (expected: number) => (res: HttpResult, i: number) => assert.equal(res.status, expected, `request ${i + 1}: ${res.status} ${res.text}`);
+  const inbox = async (server: TestServer, withMail: string | false = attached) => {
+    const created = await createAddress(server, { name: `rl-${Math.random().toString(36).slice(2, 10)}` });
+    if (withMail) await sendMail(server.smtpPort, { to: [created.address], message: withMail });
+    const uuid = withMail ? ((await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: created.jwt, ...SETUP })).json.results[0].uuid as string) : undefined;
+    return { ...created, uuid };
+  };
+
+  const cases: Record<RateLimitRoute, Case> = {
+    NEW_ADDRESS: {
+      send: (server, _ctx, i) => request(server.httpUrl, '/api/new_address', { body: { name: `made-${i}` } }),
+      ok: (res, i) => {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.address, `made-${i}@${DOMAIN}`);
+      },
+      noEffect: async (server) => {
+        // The refused request neither took its name nor set a cookie.
+        assert.equal((await request(server.httpUrl, '/api/new_address', { body: { name: `made-${MAX}` }, ...SETUP })).status, 200);
+      },
+    },
+    CHALLENGE: {
+      env: { CHALLENGE: 'pow' },
+      send: (server) => request(server.httpUrl, '/api/challenge'),
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(Object.keys(res.json).sort(), ['algorithm', 'challenge', 'maxnumber', 'salt', 'signature']);
+      },
+    },
+    MAILS: {
+      // The list, the search, the long poll and the event stream share one budget.
+      setup: (server) => inbox(server, message({ Subject: 'findable' }, 'x')),
+      send: async (server, { jwt }, i) => {
+        if (i === 0) return request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt });
+        if (i === 1) return request(server.httpUrl, '/api/mails/search?q=findable&limit=10&offset=0', { jwt });
+        if (i === 2) return request(server.httpUrl, '/api/mails/wait?since=0&timeout=0', { jwt });
+        const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+        stream.close();
+        const headers = new Headers(Object.entries(stream.headers).map(([k, v]) => [k, String(v)] as [string, string]));
+        return { status: stream.status, headers, text: stream.body, json: undefined, setCookies: [] };
+      },
+      ok: (res, i) => {
+        assert.equal(res.status, 200, `${['list', 'search', 'wait'][i]}: ${res.text}`);
+        assert.equal(res.json.count, 1);
+        assert.equal(JSON.parse(res.json.results[0].metadata).subject, 'findable');
+      },
+      noEffect: async (server, { jwt }) => {
+        // And every other route of the budget is refused too.
+        for (const path of ['/api/mails?limit=10&offset=0', '/api/mails/search?q=findable&limit=10&offset=0', '/api/mails/wait?since=0&timeout=0']) assertLimited(await request(server.httpUrl, path, { jwt }), path);
+      },
+    },
+    MAIL: {
+      setup: (server) => inbox(server),
+      send: (server, { jwt, uuid }) => request(server.httpUrl, `/api/mail/${uuid}`, { jwt }),
+      ok: (res, _i, { uuid }) => {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.uuid, uuid);
+      },
+    },
+    PARSED_MAIL: {
+      setup: (server) => inbox(server),
+      send: (server, { jwt, uuid }) => request(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt }),
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.subject, 'with a file');
+      },
+    },
+    SETTINGS: {
+      setup: (server) => inbox(server, false),
+      send: (server, { jwt }) => settings(server, jwt),
+      ok: (res, _i, { address }) => {
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.json, { address });
+      },
+    },
+    SWITCH_ADDRESS: {
+      // Switching and opening an inbox by its token share one budget.
+      setup: async (server) => {
+        const jar = new CookieJar();
+        const made = [];
+        for (let i = 0; i < 3; i++) made.push(await createAddress(server, { name: `sw-${i}` }, jar));
+        const outside = await createAddress(server, { name: 'sw-outside' });
+        return { jar, made, outside };
+      },
+      send: (server, { jar, made, outside }, i) =>
+        i === 1 ? request(server.httpUrl, '/api/open_address', { body: { jwt: outside.jwt }, jar }) : request(server.httpUrl, '/api/switch_address', { body: { address: made[i % 3].address }, jar }),
+      ok: (res, i, { made, outside }) => {
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.json, { success: true, address: i === 1 ? outside.address : made[i % 3].address });
+      },
+      noEffect: async (server, { jar, made }) => {
+        // The active address is still the one the third request switched to.
+        assert.equal((await request(server.httpUrl, '/api/settings', { jar })).json.address, made[2].address);
+      },
+    },
+    DELETE_ADDRESS: {
+      setup: async (server) => ({ boxes: await Promise.all(Array.from({ length: MAX + 1 }, () => inbox(server, false))) }),
+      send: (server, { boxes }, i) => request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt: boxes[i].jwt }),
+      ok: status(200),
+      noEffect: async (server, { boxes }) => {
+        assert.equal((await settings(server, boxes[MAX].jwt, SETUP)).status, 200, 'the fourth address still exists');
+        assert.equal((await settings(server, boxes[0].jwt, SETUP)).status, 401, 'the first is gone');
+      },
+    },
+    CLEAR_INBOX: {
+      setup: (server) => inbox(server),
+      send: async (server, { jwt, address }, i) => {
+        // A mail to clear before each request.
+        if (i > 0) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: `mail ${i}` }, 'x') });
+        return request(server.httpUrl, '/api/clear_inbox', { method: 'DELETE', jwt });
+      },
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual(res.json, { success: true });
+      },
+      noEffect: async (server, { jwt }) => {
+        const left = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt, ...SETUP });
+        assert.deepEqual(left.json.results.map((m: { metadata: string }) => JSON.parse(m.metadata).subject), [`mail ${MAX}`], 'the mail is still there');
+      },
+    },
+    ATTACHMENT: {
+      setup: (server) => inbox(server),
+      send: (server, { jwt, uuid }) => request(server.httpUrl, `/api/attachment/${uuid}/0`, { jwt }),
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.text, 'file bytes');
+        assert.equal(res.headers.get('content-disposition'), 'attachment; filename=f.bin');
+      },
+    },
+  };
+
+  it('covers every route of RATE_LIMIT_ROUTES', () => {
+    assert.deepEqual(Object.keys(cases).sort(), Object.keys(RATE_LIMIT_ROUTES).sort());
+  });
+
+  for (const [route, c] of Object.entries(cases) as [RateLimitRoute, Case][]) {
+    it(`${route}: request ${MAX} of RATE_LIMIT_${route}=${MAX}/60 is served, request ${MAX + 1} is a plain-text 429 with Retry-After: 60 and does nothing`, async () => {
+      const server = await startTestServer({ [`RATE_LIMIT_${route}`]: `${MAX}/60`, ...c.env });
+      try {
+        const ctx = (await c.setup?.(server)) ?? {};
+        for (let i = 0; i < MAX; i++) c.ok(await c.send(server, ctx, i), i, ctx);
+        const refused = await c.send(server, ctx, MAX);
+        assert.equal(assertLimited(refused, `${route} request ${MAX + 1}`), 60, 'Retry-After is the window');
+        assert.deepEqual(refused.setCookies, [], 'a refused request sets no cookie');
+        await c.noEffect?.(server, ctx);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 });
 
 describe('rate limits: TRUST_PROXY', () => {
