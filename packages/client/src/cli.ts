@@ -225,7 +225,11 @@ async function run(argv: string[], io: Io): Promise<number> {
         io.out(
           [`export TEMP_INBOX_URL=${quote(client.baseUrl)}`, `export TEMP_INBOX_ADDRESS=${quote(inbox.address)}`, `export TEMP_INBOX_TOKEN=${quote(inbox.token)}`, `export TEMP_INBOX_JWT=${quote(inbox.token)}`, ''].join('\n'),
         );
-      } else io.out(`Created the inbox ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\n`);
+      } else {
+        // The token in the link's fragment, which browsers never send to a server.
+        const link = `${client.baseUrl.replace(/\/+$/, '')}/#token=${inbox.token}`;
+        io.out(`Created the inbox ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\nOpen it in a browser: ${link}\n`);
+      }
       return EXIT.ok;
     }
 

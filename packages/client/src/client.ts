@@ -2,10 +2,11 @@
 // fetch (Node 20+, browsers); no run-time dependencies. @temp-inbox/api supplies the
 // types only (import type), so nothing of it is loaded at run time.
 import './dispose.js';
-import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, SettingsResponse } from '@temp-inbox/api';
+import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SettingsResponse } from '@temp-inbox/api';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import { rankLinks, type LinkMatcher } from './links.js';
 import { Message, type MessageSource } from './message.js';
+import { solveChallenge } from './proof-of-work.js';
 
 export interface ClientOptions {
   /** Where the service listens, e.g. http://localhost:8080. Default: $TEMP_INBOX_URL. */
@@ -241,19 +242,50 @@ export class TempInboxClient {
     return this.call(method, path, opts, async (res) => (res.status === 204 ? undefined : (JSON.parse(await res.text()) as T)));
   }
 
-  /** A new inbox: its address and the token that reads it. Deleted by `inbox.delete()` or `await using`. */
+  /** Whether the service asks for a proof of work (learned from GET /api/challenge: 404 means no). */
+  private proofOfWork: boolean | undefined;
+
+  /** The `cf_token` of one POST /api/new_address: the caller's, a freshly solved proof of work, or none. */
+  private async challengeToken(given: string | undefined): Promise<string | undefined> {
+    if (given !== undefined || this.proofOfWork === false) return given;
+    let challenge: PowChallenge | undefined;
+    try {
+      challenge = await this.json<PowChallenge>('GET', '/api/challenge');
+    } catch (err) {
+      if (err instanceof TempInboxError && err.status === 404) {
+        this.proofOfWork = false;
+        return undefined;
+      }
+      throw err;
+    }
+    this.proofOfWork = true;
+    const token = challenge && (await solveChallenge(challenge));
+    if (!token) throw new TempInboxError(0, "No number solves the service's proof-of-work challenge; is the service's clock or configuration broken?");
+    return token;
+  }
+
+  /**
+   * A new inbox: its address and the token that reads it. Deleted by `inbox.delete()`
+   * or `await using`. When the service asks for a proof of work (CHALLENGE=pow), each
+   * attempt solves a fresh one first (proof-of-work.ts).
+   */
   async createInbox(opts: CreateInboxOptions = {}): Promise<Inbox> {
-    const body: Record<string, string> = {};
-    if (opts.domain !== undefined) body['domain'] = opts.domain;
-    if (opts.cfToken !== undefined) body['cf_token'] = opts.cfToken;
+    const post = async (withName: boolean) => {
+      const token = await this.challengeToken(opts.cfToken);
+      const body: Record<string, string> = {};
+      if (opts.domain !== undefined) body['domain'] = opts.domain;
+      if (token !== undefined) body['cf_token'] = token;
+      if (withName && opts.name !== undefined) body['name'] = opts.name;
+      return this.json<NewAddressResponse>('POST', '/api/new_address', { body });
+    };
     let created: NewAddressResponse | undefined;
     try {
-      created = await this.json<NewAddressResponse>('POST', '/api/new_address', { body: opts.name === undefined ? body : { ...body, name: opts.name } });
+      created = await post(true);
     } catch (err) {
       const nameProblem = err instanceof TempInboxError && [400, 403, 409].includes(err.status) && opts.name !== undefined;
       // A 400 for another reason (the domain, the challenge) fails again, with its own sentence.
       if (!nameProblem || opts.fallbackToRandom === false) throw err;
-      created = await this.json<NewAddressResponse>('POST', '/api/new_address', { body });
+      created = await post(false);
     }
     return new Inbox(this, created!.address, created!.jwt, 0);
   }

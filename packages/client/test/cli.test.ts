@@ -111,7 +111,10 @@ describe('temp-inbox CLI', { timeout: 180_000 }, () => {
   it('new: two sentences by default, --json, --env for eval; --strict fails on a taken name (exit 1)', async () => {
     const plain = await cli(['new', '--name', 'cli-plain'], url);
     assert.equal(plain.code, 0, plain.stderr);
-    assert.match(plain.stdout, new RegExp(`^Created the inbox cli-plain@${server.domain.replace('.', '\\.')}\\.\\nIts token \\(for --token or TEMP_INBOX_TOKEN\\) is [\\w-]+\\.[\\w-]+\\.[\\w-]+\\n$`));
+    assert.match(
+      plain.stdout,
+      new RegExp(`^Created the inbox cli-plain@${server.domain.replace('.', '\\.')}\\.\\nIts token \\(for --token or TEMP_INBOX_TOKEN\\) is ([\\w-]+\\.[\\w-]+\\.[\\w-]+)\\nOpen it in a browser: ${server.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/#token=\\1\\n$`),
+    );
     const json = await cli(['new', '--json', '--url', server.url]);
     const created = JSON.parse(json.stdout) as { address: string; token: string; jwt: string };
     assert.match(created.address, new RegExp(`^[a-z0-9]{10}@${server.domain}$`));
