@@ -273,7 +273,7 @@ describe('GET /api/mail/{uuid}/parsed: rate limit and parse budget', () => {
         'From: Slow Sender <slow@example.com>',
         `To: ${address}`,
         'Cc: Carol <carol@example.org>',
-        'Subject: =?UTF-8?Q?too_many_parts_=E2=9C=93?= 555123',
+        'Subject: =?UTF-8?Q?too_many_parts_=E2=9C=93?= your code 555123',
         'Content-Type: multipart/mixed; boundary="b"',
         '',
         ...Array.from({ length: 300_000 }, () => '--b\r\n\r\nx'),
@@ -288,7 +288,7 @@ describe('GET /api/mail/{uuid}/parsed: rate limit and parse budget', () => {
       assert.ok(Date.now() - started < 5000, `answered ${Date.now() - started} ms after the request`);
       const { headers, ...rest } = res.json;
       assert.equal(rest.degraded, true);
-      assert.equal(rest.subject, 'too many parts ✓ 555123');
+      assert.equal(rest.subject, 'too many parts ✓ your code 555123');
       assert.deepEqual(rest.from, { name: 'Slow Sender', address: 'slow@example.com' });
       assert.deepEqual(rest.cc, [{ name: 'Carol', address: 'carol@example.org' }]);
       assert.equal(rest.text, '');
@@ -302,7 +302,7 @@ describe('GET /api/mail/{uuid}/parsed: rate limit and parse budget', () => {
           ['From', 'Slow Sender <slow@example.com>'],
           ['To', address],
           ['Cc', 'Carol <carol@example.org>'],
-          ['Subject', 'too many parts ✓ 555123'],
+          ['Subject', 'too many parts ✓ your code 555123'],
           ['Content-Type', 'multipart/mixed; boundary="b"'],
         ],
       );
