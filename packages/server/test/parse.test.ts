@@ -279,7 +279,8 @@ describe('message parser', { timeout: 180_000 }, () => {
         const { result: parsed, ms, maxDelayMs } = await watched(() => parser.parse(raw));
         t.diagnostic(`${(raw.length / 1e6).toFixed(1)} MB: ${ms.toFixed(0)} ms, degraded ${parsed.degraded}, loop max delay ${maxDelayMs.toFixed(1)} ms`);
         assert.equal(parsed.metadata.subject, subject, 'at least the header block is read');
-        assert.ok(ms < BUDGET_MS + 2000, `${ms.toFixed(0)} ms`);
+        // The budget, then a fresh worker (started from source in tests) reads the header block within its own 1 s: bounded, with room for a loaded machine.
+        assert.ok(ms < BUDGET_MS + 5000, `${ms.toFixed(0)} ms`);
         assert.ok(maxDelayMs < 50, `event loop held ${maxDelayMs.toFixed(1)} ms`);
         assert.ok(Buffer.byteLength(JSON.stringify(parsed.metadata)) <= MAX_METADATA_BYTES);
         assert.equal(parsed.attachments.length, parsed.metadata.attachments.length);
