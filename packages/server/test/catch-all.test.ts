@@ -4,7 +4,7 @@
 // whose token the first POST /api/new_address for the name receives.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAddress, DOMAIN, message, request, sendMail, serversStoppedAfter, SmtpClient } from './helpers/harness.js';
+import { createAddress, DOMAIN, message, METRICS_TOKEN, pushOpen, request, sendMail, serversStoppedAfter, SmtpClient, untilPushOpen } from './helpers/harness.js';
 
 const start = serversStoppedAfter();
 
@@ -38,11 +38,13 @@ describe('plus-addressing', () => {
   });
 
   it('the wait and event to filter match the tag even when no To: header names it (Bcc)', async () => {
-    const server = await start();
+    const server = await start({ METRICS_TOKEN });
     const { jwt } = await createAddress(server, { name: 'bcc' });
     const wait = request(server.httpUrl, '/api/mails/wait?since=0&timeout=10&to=%2Bsignup', { jwt });
-    await new Promise((r) => setTimeout(r, 200));
+    // Held open by the server before any mail is sent; the other tag's mail does not answer it.
+    await untilPushOpen(server, { wait: 1 });
     await sendMail(server.smtpPort, { to: [`bcc+other@${DOMAIN}`], message: message({ Subject: 'other tag', To: 'list@example.org' }, 'x') });
+    assert.equal((await pushOpen(server)).wait, 1, 'the other tag did not answer the wait');
     await sendMail(server.smtpPort, { to: [`bcc+signup@${DOMAIN}`], message: message({ Subject: 'signup tag', To: 'list@example.org' }, 'x') });
     const answered = await wait;
     assert.equal(answered.status, 200);

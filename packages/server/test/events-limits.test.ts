@@ -6,7 +6,7 @@
 // exactly one. (input-limits.test.ts checks each limit's status on streams alone.)
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAddress, request, serversStoppedAfter, type HttpResult, type TestServer } from './helpers/harness.js';
+import { createAddress, METRICS_TOKEN, pushOpen, request, serversStoppedAfter, untilPushOpen, type HttpResult, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
 const start = serversStoppedAfter();
@@ -24,11 +24,12 @@ async function stream(server: TestServer, jwt: string, from = '127.0.0.1'): Prom
   return s;
 }
 
-/** Starts a long-poll wait and gives the server a moment to admit it; `answer` is its response. */
+/** Starts a long-poll wait and returns once the server holds it open (its /metrics says so); `answer` is its response. */
 async function wait(server: TestServer, jwt: string, from = '127.0.0.1', timeout = 30): Promise<{ answer: Promise<HttpResult> }> {
+  const open = (await pushOpen(server)).wait;
   const answer = request(server.httpUrl, `/api/mails/wait?timeout=${timeout}`, { jwt, localAddress: from });
   waits.push(answer);
-  await new Promise((r) => setTimeout(r, 200));
+  await untilPushOpen(server, { wait: open + 1 });
   return { answer };
 }
 
@@ -41,7 +42,7 @@ const ofWait = (r: HttpResult) => ({ status: r.status, type: r.headers.get('cont
 
 describe('event stream and wait limits', () => {
   it('EVENTS_PER_CLIENT: a stream and a wait fill 2; the third of either is 429; another client is unaffected; a closed stream frees exactly one slot', async () => {
-    const server = await start({ EVENTS_PER_CLIENT: '2' });
+    const server = await start({ EVENTS_PER_CLIENT: '2', METRICS_TOKEN });
     const [a, b, c, d] = await Promise.all([0, 1, 2, 3].map(() => createAddress(server)));
     const text = 'At most 2 event streams and waits may be open from one client; close one first.';
     const first = await stream(server, a!.jwt);
@@ -52,7 +53,7 @@ describe('event stream and wait limits', () => {
     assert.equal((await stream(server, c!.jwt, '127.0.0.2')).status, 200, 'another client');
 
     first.close();
-    await new Promise((r) => setTimeout(r, 200));
+    await untilPushOpen(server, { events: 1 });
     assert.equal((await stream(server, d!.jwt)).status, 200, 'the freed slot');
     assertRefused(ofStream(await stream(server, d!.jwt)), 429, text, 'and only one');
     // The wait still holds its slot until it is answered.
@@ -61,7 +62,7 @@ describe('event stream and wait limits', () => {
   });
 
   it('EVENTS_PER_ADDRESS: 2 on one address from different clients; the third is 429 from any client; a refusal does not keep the client slot it took', async () => {
-    const server = await start({ EVENTS_PER_ADDRESS: '2', EVENTS_PER_CLIENT: '3' });
+    const server = await start({ EVENTS_PER_ADDRESS: '2', EVENTS_PER_CLIENT: '3', METRICS_TOKEN });
     const a = await createAddress(server);
     const b = await createAddress(server);
     const text = 'At most 2 event streams and waits may be open on one address; close one first.';
@@ -80,7 +81,7 @@ describe('event stream and wait limits', () => {
   });
 
   it('EVENTS_PER_NODE: 2 in all from different clients and addresses; the third stream or wait is 503; an answered wait frees its slot', async () => {
-    const server = await start({ EVENTS_PER_NODE: '2' });
+    const server = await start({ EVENTS_PER_NODE: '2', METRICS_TOKEN });
     const [a, b, c] = await Promise.all([0, 1, 2].map(() => createAddress(server)));
     const text = 'Too many open event streams on this server; retry later.';
     assert.equal((await stream(server, a!.jwt, '127.0.0.1')).status, 200);

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig, ConfigError } from '../src/config/index.js';
-import { createAddress, message, request, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { createAddress, message, request, sendMail, SmtpClient, startTestServer, untilPushOpen, type TestServer } from './helpers/harness.js';
 import { openEventStream } from './helpers/event-stream.js';
 
 const TOKEN = 'metrics-token-0123456789';
@@ -89,13 +89,15 @@ describe('GET /metrics', () => {
     const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
     await stream.next('ready');
     const waiting = request(server.httpUrl, '/api/mails/wait?timeout=2', { jwt });
-    await new Promise((r) => setTimeout(r, 200));
+    // Scraped until the wait is in (it is admitted a moment after it is sent), then exactly.
+    await untilPushOpen(server, { wait: 1 }, TOKEN);
     let text = await scrape();
     assert.equal(sample(text, 'temp_inbox_push_open{kind="events"}'), 1);
     assert.equal(sample(text, 'temp_inbox_push_open{kind="wait"}'), 1);
     stream.close();
     assert.equal((await waiting).status, 204);
-    await new Promise((r) => setTimeout(r, 100));
+    // The stream is released when the server sees its connection close.
+    await untilPushOpen(server, { events: 0 }, TOKEN);
     text = await scrape();
     assert.equal(sample(text, 'temp_inbox_push_open{kind="events"}'), 0);
     assert.equal(sample(text, 'temp_inbox_push_open{kind="wait"}'), 0);

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { createAddress, message, request, sendMail, startTestServer, testClock, type TestServer } from './helpers/harness.js';
+import { createAddress, message, METRICS_TOKEN, pushOpen, request, sendMail, startTestServer, testClock, untilPushOpen, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
 /** The body of a chunked HTTP response as far as it arrived; complete when its last (empty) chunk came. */
@@ -38,7 +38,7 @@ describe('GET /api/events and GET /api/mails/wait', () => {
   const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
   before(async () => {
-    server = await startTestServer({ EVENTS_HEARTBEAT: '1s' });
+    server = await startTestServer({ EVENTS_HEARTBEAT: '1s', METRICS_TOKEN });
   });
   after(async () => {
     for (const s of streams) s.close();
@@ -116,14 +116,21 @@ describe('GET /api/events and GET /api/mails/wait', () => {
     for (let i = 0; i < 4; i++) ids.push(Number((await all.next('mail')).id));
     assert.deepEqual(ids, [...ids].sort((x, y) => x - y));
     assert.equal(new Set(ids).size, 4);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(all.events.filter((e) => e.event === 'mail').length, 4, 'no mail is sent twice');
+    // The next event is the next mail: nothing was sent twice in between.
+    await mailTo(server, address, 'r5');
+    const r5 = Number((await all.next('mail')).id);
+    assert.deepEqual(all.events.filter((e) => e.event === 'mail').map((e) => Number(e.id)), [...ids, r5], 'no mail is sent twice');
 
     // A Last-Event-ID that is not a mail id is ignored: live events only.
     const odd = await open('/api/events', { ...bearer(jwt), 'last-event-id': 'abc' });
     await odd.next('ready');
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(odd.events.length, 1);
+    await mailTo(server, address, 'r6');
+    await odd.next('mail');
+    assert.deepEqual(
+      odd.events.map((e) => (e.event === 'mail' ? JSON.parse(JSON.parse(e.data).metadata).subject : e.event)),
+      ['ready', 'r6'],
+      'nothing replayed',
+    );
   });
 
   it('accepts the jwt cookie, and refuses missing, malformed or forged credentials with 401 text', async () => {
@@ -205,10 +212,11 @@ describe('GET /api/events and GET /api/mails/wait', () => {
       answered = true;
       return r;
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilPushOpen(server, { wait: 1 });
     await mailTo(server, other.address, 'not yours');
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(answered, false, 'mail to another address does not wake the wait');
+    // A wait the mail had woken would be answered and released before the next request is served.
+    assert.equal((await pushOpen(server)).wait, 1, 'mail to another address does not wake the wait');
+    assert.equal(answered, false);
     const started = Date.now();
     await mailTo(server, address, 'yours');
     const res = await waiting;
@@ -221,7 +229,7 @@ describe('GET /api/events and GET /api/mails/wait', () => {
   it('wait: 401 when the address is deleted while waiting', async () => {
     const { jwt } = await createAddress(server);
     const waiting = request(server.httpUrl, '/api/mails/wait?timeout=10', { jwt });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilPushOpen(server, { wait: 1 });
     assert.equal((await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt })).status, 200);
     const res = await waiting;
     assert.equal(res.status, 401);
@@ -292,13 +300,13 @@ describe('push limits and shutdown', () => {
   });
 
   it('holds at most 100 streams and waits open per client (429), and frees a slot when one closes', async () => {
-    const server = await startTestServer();
+    const server = await startTestServer({ METRICS_TOKEN });
     const streams: EventStream[] = [];
     try {
       const { jwt } = await createAddress(server);
       for (let i = 0; i < 99; i++) streams.push(await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` }));
       const waiting = request(server.httpUrl, '/api/mails/wait?timeout=3', { jwt });
-      await new Promise((r) => setTimeout(r, 200));
+      await untilPushOpen(server, { events: 99, wait: 1 });
       const refused = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
       assert.equal(refused.status, 429);
       assert.match(refused.body, /At most 100/);
@@ -308,7 +316,7 @@ describe('push limits and shutdown', () => {
       assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt: other.jwt, localAddress: '127.0.0.2' })).status, 204);
       assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt, localAddress: '127.0.0.2' })).status, 429, 'the address is at its own limit');
       streams.pop()!.close();
-      await new Promise((r) => setTimeout(r, 200));
+      await untilPushOpen(server, { events: 98 });
       const again = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
       streams.push(again);
       assert.equal(again.status, 200);
@@ -320,13 +328,9 @@ describe('push limits and shutdown', () => {
   });
 
   it('cuts a stream whose client stopped reading once over 1 MiB waits for it: the client has a clean prefix of the events, the stream is released, the other stream gets every event', async (t) => {
-    const TOKEN = 'push-metrics-token';
     // No keep-alive comments in between: the slow client's bytes are the events alone.
-    const server = await startTestServer({ METRICS_TOKEN: TOKEN, EVENTS_HEARTBEAT: '1h' });
-    const openStreams = async () => {
-      const text = (await request(server.httpUrl, '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
-      return Number(/^temp_inbox_push_open\{kind="events"\} (\d+)$/m.exec(text)?.[1]);
-    };
+    const server = await startTestServer({ METRICS_TOKEN, EVENTS_HEARTBEAT: '1h' });
+    const openStreams = async () => (await pushOpen(server)).events;
     try {
       const { address, jwt } = await createAddress(server);
       // A client that sends the request and then reads nothing (paused before any byte can arrive).
@@ -386,12 +390,12 @@ describe('push limits and shutdown', () => {
   });
 
   it('stopping the server ends open streams and answers open waits with 204, promptly', async () => {
-    const server = await startTestServer();
+    const server = await startTestServer({ METRICS_TOKEN });
     const { jwt } = await createAddress(server);
     const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
     await stream.next('ready');
     const waiting = request(server.httpUrl, '/api/mails/wait?timeout=60', { jwt });
-    await new Promise((r) => setTimeout(r, 200));
+    await untilPushOpen(server, { events: 1, wait: 1 });
     const started = Date.now();
     await server.close();
     await stream.ended;

@@ -3,8 +3,7 @@
 // a wait or is streamed. Real SMTP in, real HTTP out, on SQLite.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { createAddress, message, request, sendMail, startTestServer, type HttpResult, type TestServer } from './helpers/harness.js';
+import { createAddress, message, METRICS_TOKEN, pushOpen, request, sendMail, startTestServer, untilPushOpen, type HttpResult, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
 interface Mail {
@@ -17,7 +16,7 @@ describe('wait and event-stream filters: from, to, subject', () => {
   let server: TestServer;
   const streams: EventStream[] = [];
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ METRICS_TOKEN });
   });
   after(async () => {
     for (const s of streams) s.close();
@@ -35,12 +34,13 @@ describe('wait and event-stream filters: from, to, subject', () => {
     const { address, jwt } = await createAddress(server);
     let answered = false;
     const waiting = request(server.httpUrl, `/api/mails/wait?timeout=20&${query}`, { jwt }).finally(() => (answered = true));
-    // The wait is subscribed before it first looks; give it time to look.
-    await sleep(100);
+    // Held open by the server (subscribed, and it has looked), before any mail is sent.
+    await untilPushOpen(server, { wait: 1 });
     for (const m of others) await deliver(address, m);
-    // Each delivery is announced at its 250; a wait it matched would have answered by now.
-    await sleep(300);
-    assert.equal(answered, false, `a mail that does not match ${query} answered the wait`);
+    // Each delivery is announced before its 250: a wait it matched would be answered and
+    // released by the time the next request is served. Still held: none of them answered it.
+    assert.equal((await pushOpen(server)).wait, 1, `a mail that does not match ${query} answered the wait`);
+    assert.equal(answered, false);
     await deliver(address, match);
     const res = await waiting;
     assert.equal(res.status, 200, res.text);

@@ -330,6 +330,31 @@ export function apiText(bytes: Buffer): string {
   }
 }
 
+/** The token startTestServer's callers pass as METRICS_TOKEN when a test reads /metrics (pushOpen, untilPushOpen). */
+export const METRICS_TOKEN = 'test-metrics-token';
+
+/** The event streams and long-poll waits the server holds open (temp_inbox_push_open; it runs with METRICS_TOKEN). */
+export async function pushOpen(server: { httpUrl: string }, token = METRICS_TOKEN): Promise<{ events: number; wait: number }> {
+  const res = await request(server.httpUrl, '/metrics', { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET /metrics: ${res.status} (start the server with METRICS_TOKEN)`);
+  const open = (kind: string) => Number(new RegExp(`^temp_inbox_push_open\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(res.text)?.[1]);
+  return { events: open('events'), wait: open('wait') };
+}
+
+/**
+ * Until the server holds exactly this many streams and/or waits open (at most 10 s): how a
+ * test knows a wait or stream was admitted, or released, instead of sleeping and hoping.
+ */
+export async function untilPushOpen(server: { httpUrl: string }, want: { events?: number; wait?: number }, token = METRICS_TOKEN): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const now = await pushOpen(server, token);
+    if ((want.events === undefined || now.events === want.events) && (want.wait === undefined || now.wait === want.wait)) return;
+    if (Date.now() > deadline) throw new Error(`open streams and waits: ${JSON.stringify(now)}, not ${JSON.stringify(want)}, after 10 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** Builds a simple CRLF message. */
 export function message(headers: Record<string, string>, body: string): string {
   const head = Object.entries(headers)
