@@ -125,7 +125,7 @@ export function createMailService(opts: MailServiceOptions) {
       for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) record = await store.createAddress(`${randomName()}@${domain}`, now());
       if (!record) throw conflict('Could not find a free random name; try again.');
     }
-    return { address: record, jwt: await tokens.sign({ address: record.address, addressId: record.id }) };
+    return { address: record, jwt: await tokens.sign({ address: record.address, addressId: record.id }, now()) };
   }
 
   /** Resolves a JWT to its live address; a deleted or recreated address's token is refused. */
