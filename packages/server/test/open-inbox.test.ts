@@ -1,10 +1,10 @@
 // Opening an inbox made elsewhere (API, SDK, CLI) in a browser: POST /api/open_address
 // over HTTP, and `/#token=<jwt>` links and the "Open an inbox" form in Chromium.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser } from 'playwright-core';
-import { CookieJar, createAddress, DOMAIN, message, request, sendMail, serversStoppedAfter, startTestServer, type TestServer } from './helpers/harness.js';
-import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+import { CookieJar, createAddress, DOMAIN, message, request, sendMail, serversStoppedAfter } from './helpers/harness.js';
+import { serviceAvailable } from './helpers/services.js';
+import { serverAndBrowser } from './helpers/chromium.js';
 
 const start = serversStoppedAfter();
 
@@ -59,24 +59,15 @@ describe('POST /api/open_address', () => {
 const chromiumReady = await serviceAvailable('chromium');
 
 describe('opening an inbox in Chromium', { skip: !chromiumReady && 'Chromium is not installed', timeout: 120_000 }, () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = serverAndBrowser();
 
   it('a /#token= link opens that inbox with its mail, and the token leaves the address bar', async () => {
-    const made = await createAddress(server, { name: 'linked' });
-    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Opened from a link' }, 'hello') });
-    const page = await browser.newPage();
+    const made = await createAddress(suite.server, { name: 'linked' });
+    await sendMail(suite.server.smtpPort, { to: [made.address], message: message({ Subject: 'Opened from a link' }, 'hello') });
+    const page = await suite.browser.newPage();
     const seen: string[] = [];
     page.on('request', (r) => seen.push(r.url()));
-    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
     await page.getByText('Opened from a link').waitFor();
     assert.equal(await page.getByLabel('Active address').inputValue(), `linked@${DOMAIN}`);
     assert.equal(new URL(page.url()).hash, '', 'the fragment is cleared');
@@ -85,9 +76,9 @@ describe('opening an inbox in Chromium', { skip: !chromiumReady && 'Chromium is 
   });
 
   it('the "Open an inbox" form takes a pasted token; a bad one gets a readable error', async () => {
-    const made = await createAddress(server, { name: 'pasted' });
-    const page = await browser.newPage();
-    await page.goto(server.httpUrl);
+    const made = await createAddress(suite.server, { name: 'pasted' });
+    const page = await suite.browser.newPage();
+    await page.goto(suite.server.httpUrl);
     await page.getByText('Open an inbox').click();
     await page.getByLabel('Token of an inbox made with the API, SDK or CLI').fill('not-a-token');
     await page.getByRole('button', { name: 'Open', exact: true }).click();

@@ -1,34 +1,25 @@
 // Searching an inbox in the web UI (Chromium): a word only a mail's body has narrows
 // the list to that mail, a subject word is marked, clearing the field brings the
 // whole list back.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser } from 'playwright-core';
-import { createAddress, message, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
-import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+import { createAddress, message, sendMail } from './helpers/harness.js';
+import { serviceAvailable } from './helpers/services.js';
+import { serverAndBrowser } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
 describe('web UI: search', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = serverAndBrowser();
 
   it('narrows the list to matches, marks the words, and restores the list when cleared', async () => {
-    const made = await createAddress(server, { name: 'ui-search' });
+    const made = await createAddress(suite.server, { name: 'ui-search' });
     const filler = 'An ordinary paragraph that fills the preview well past its two hundred characters, so that a word placed at the very end of the body cannot be seen in the list. '.repeat(3);
-    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Invoice for March' }, `${filler}\nSecret word: marmalade.`) });
-    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Weekly newsletter' }, 'Nothing to see here.') });
-    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Invoice for April' }, 'Pay soon.') });
-    const page = await browser.newPage();
-    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await sendMail(suite.server.smtpPort, { to: [made.address], message: message({ Subject: 'Invoice for March' }, `${filler}\nSecret word: marmalade.`) });
+    await sendMail(suite.server.smtpPort, { to: [made.address], message: message({ Subject: 'Weekly newsletter' }, 'Nothing to see here.') });
+    await sendMail(suite.server.smtpPort, { to: [made.address], message: message({ Subject: 'Invoice for April' }, 'Pay soon.') });
+    const page = await suite.browser.newPage();
+    await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
     const items = page.locator('.list li');
     await page.getByText('Weekly newsletter').waitFor();
     assert.equal(await items.count(), 3);
