@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stampFile = join(root, 'node_modules', '.temp-inbox-setup');
-const BUILT = ['packages/api/dist', 'packages/server/dist', 'packages/client/dist', 'packages/web/dist'];
+const BUILT = ['packages/api/dist', 'packages/server/dist', 'packages/client/dist', 'packages/web/dist', 'packages/web/dist-admin'];
 const SOURCES = ['packages/api', 'packages/server', 'packages/client', 'packages/web'];
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'test', '.git']);
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'dist-admin', 'test', '.git']);
 
 /** Every file under dir that can change a build, as paths relative to the repository. */
 function files(dir, out) {

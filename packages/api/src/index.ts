@@ -299,3 +299,6 @@ export const HealthResponse = Type.Object({
   version: Type.String(),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
+
+// The operators' admin interface (ADMIN_TOKEN).
+export * from './admin.js';

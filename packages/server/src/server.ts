@@ -3,6 +3,8 @@
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
+import { createAdminService } from './admin/service.js';
+import { createBlockList } from './blocks/block-list.js';
 import { createBotChallenge } from './challenge/challenge.js';
 import type { Config } from './config/index.js';
 import { prepareDataDir } from './config/data-dir.js';
@@ -74,7 +76,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const now = opts.now ?? Date.now;
     const parser = createMessageParser({ threads: config.parseThreads, timeoutMs: config.parseTimeoutMs });
     cleanups.unshift(() => parser.close());
+    // The operators' blocks, refused at SMTP MAIL FROM; read from the database, so every node honours them.
+    const blocks = createBlockList(store, { logger });
     const mail = createMailService({
+      blocks,
       parser,
       quota: { maxMails: config.addressMaxMails, maxBytes: config.addressMaxBytes },
       tokenMaxLength: config.jwtMaxLength,
@@ -100,6 +105,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       limiter: createRateLimiter(config.rateLimits, redis, config.redisKeyPrefix),
       logger,
       ...(metrics ? { metrics } : {}),
+      ...(config.adminToken ? { admin: createAdminService({ store, mail, blocks, now }) } : {}),
     });
     cleanups.unshift(() => http.close());
     const smtp = createSmtpReceiver(

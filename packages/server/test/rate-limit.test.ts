@@ -10,6 +10,7 @@ import { RATE_LIMIT_ROUTES, type RateLimitRoute } from '../src/config/index.js';
 import { openEventStream } from './helpers/event-stream.js';
 import { CookieJar, createAddress, DOMAIN, message, request, sendMail, startTestServer, type HttpResult, type RequestOptions, type TestServer } from './helpers/harness.js';
 import { REDIS_URL, skipUnless } from './helpers/services.js';
+import { ADMIN_TOKEN, adminRequest } from './helpers/admin.js';
 
 const settings = (server: TestServer, jwt: string | undefined, opts: RequestOptions = {}) =>
   request(server.httpUrl, '/api/settings', { jwt, ...opts });
@@ -291,6 +292,26 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.text, 'file bytes');
         assert.equal(res.headers.get('content-disposition'), 'attachment; filename=f.bin');
+      },
+    },
+    ADMIN: {
+      // Every /api/admin/* route shares one budget, and a wrong token spends it too.
+      env: { ADMIN_TOKEN },
+      send: (server, _ctx, i) =>
+        i === 0
+          ? adminRequest(server, '/api/admin/blocks', { headers: { authorization: 'Bearer wrong-token' } })
+          : adminRequest(server, '/api/admin/blocks', { body: { kind: 'sender', value: `blocked-${i}@spam.example` } }),
+      ok: (res, i) => {
+        if (i === 0) return assert.equal(res.status, 401, res.text);
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.value, `blocked-${i}@spam.example`);
+      },
+      noEffect: async (server) => {
+        // The refused request blocked nothing, and every admin route is refused for now.
+        const list = await adminRequest(server, '/api/admin/blocks', SETUP);
+        assert.deepEqual(list.json.results.map((b: { value: string }) => b.value), ['blocked-2@spam.example', 'blocked-1@spam.example']);
+        assertLimited(await adminRequest(server, '/api/admin/stats'), 'stats');
+        assertLimited(await adminRequest(server, '/api/admin/addresses?limit=1&offset=0'), 'addresses');
       },
     },
   };

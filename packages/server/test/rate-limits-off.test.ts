@@ -10,10 +10,12 @@ import { RATE_LIMIT_ROUTES, type RateLimitRoute } from '../src/config/index.js';
 import { openEventStream } from './helpers/event-stream.js';
 import { CookieJar, message, request, serversStoppedAfter, SmtpClient, type HttpResult, type TestServer } from './helpers/harness.js';
 import { solvedToken } from './helpers/pow.js';
+import { ADMIN_AUTH, ADMIN_TOKEN } from './helpers/admin.js';
 
 /** Every limit at 2 per window, so the third of anything is past it; addresses need a proof of work, so GET /api/challenge counts too. */
 const TIGHT = {
   CHALLENGE: 'pow',
+  ADMIN_TOKEN,
   ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((route) => [`RATE_LIMIT_${route}`, '2/60'])),
   SMTP_RATE_MESSAGES: '2/60',
   SMTP_RATE_RECIPIENTS: '2/60',
@@ -112,6 +114,7 @@ describe('RATE_LIMITS=off', () => {
         DELETE_ADDRESS: (i) => request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt: doomed[i]!.jwt, localAddress: CLIENT }),
         CLEAR_INBOX: () => request(server.httpUrl, '/api/clear_inbox', { method: 'DELETE', jwt: cleared.jwt, localAddress: CLIENT }),
         ATTACHMENT: () => get(`/api/attachment/${uuid}/0`),
+        ADMIN: () => get('/api/admin/stats', { jwt: undefined, headers: ADMIN_AUTH }),
       };
       assert.deepEqual(Object.keys(routes).sort(), Object.keys(RATE_LIMIT_ROUTES).sort(), 'every rate-limited route is exercised');
 

@@ -1,11 +1,11 @@
 // After `vite build`: a brotli (.br) and a gzip (.gz) copy of every text file in
-// dist, at the highest levels, which the server sends to browsers that accept them
+// dist and dist-admin (the admin page), at the highest levels, which the server sends to browsers that accept them
 // (@fastify/static preCompressed) instead of compressing on every request.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dists = ['../dist/', '../dist-admin/'].map((d) => new URL(d, import.meta.url).pathname);
 const TEXT = /\.(js|css|html|svg|webmanifest|json)$/;
 
 function walk(dir) {
@@ -19,4 +19,4 @@ function walk(dir) {
     }
   }
 }
-walk(dist);
+for (const dist of dists) walk(dist);

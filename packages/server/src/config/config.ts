@@ -18,6 +18,8 @@ export const RATE_LIMIT_ROUTES = {
   DELETE_ADDRESS: { max: 10, windowSeconds: 60 },
   CLEAR_INBOX: { max: 10, windowSeconds: 60 },
   ATTACHMENT: { max: 60, windowSeconds: 60 },
+  // Every /api/admin/* request (ADMIN_TOKEN), counted before the token is checked.
+  ADMIN: { max: 60, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
 export type RateLimitRoute = keyof typeof RATE_LIMIT_ROUTES;
 
@@ -60,6 +62,8 @@ export interface Config {
   sweepIntervalMs: number;
   eventsHeartbeatMs: number;
   metricsToken: string | undefined;
+  /** ADMIN_TOKEN: undefined = no /api/admin/* and no admin page (404). */
+  adminToken: string | undefined;
   logLevel: string;
   /** RATE_LIMITS=off: every per-client limit below and RATE_LIMIT_<ROUTE> off. */
   rateLimitsOn: boolean;

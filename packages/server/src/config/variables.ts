@@ -233,6 +233,17 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     },
   },
   {
+    name: 'ADMIN_TOKEN',
+    default: '(unset = no admin)',
+    accepts: '32+ printable ASCII characters, no spaces',
+    description: 'Enables the operators\' admin: /api/admin/* and the page at /admin, for requests with "Authorization: Bearer <this token>" (docs/deploy.md "Admin"). Unset, both are 404.',
+    set: (c, r) => {
+      // It travels in an HTTP header: visible ASCII only.
+      if (r !== '' && !/^[\x21-\x7e]{32,}$/.test(r)) throw new ConfigError('a token of at least 32 printable ASCII characters without spaces (or leave it unset for no admin)');
+      c.adminToken = optional(r);
+    },
+  },
+  {
     name: 'LOG_LEVEL',
     default: 'info',
     accepts: LOG_LEVELS.join(', '),

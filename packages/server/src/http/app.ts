@@ -16,6 +16,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
+import { adminPageRoutes } from './routes/admin-page.js';
+import { adminRoutes } from './routes/admin.js';
 import { challengeRoutes } from './routes/challenge.js';
 import { mailRoutes } from './routes/mails.js';
 import { searchRoutes } from './routes/search.js';
@@ -161,6 +163,11 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(searchRoutes, { deps });
   await app.register(pushRoutes, { deps });
   await app.register(uiRoutes, { deps });
+  // Without ADMIN_TOKEN neither exists: /api/admin/* and /admin are the usual 404.
+  if (deps.admin && deps.config.adminToken) {
+    await app.register(adminRoutes, { deps, admin: deps.admin, token: deps.config.adminToken });
+    await app.register(adminPageRoutes, { deps });
+  }
   // Only the routes that set or read the session cookie parse cookies on every
   // request; the others read the `jwt` cookie when they need it (auth.ts).
   await app.register(async (scope) => {

@@ -2,6 +2,7 @@
 // file of its own so that the routes, which need it, never import the app that
 // imports them.
 import type { Logger } from 'pino';
+import type { AdminService } from '../admin/service.js';
 import type { Challenge } from '../challenge/challenge.js';
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../mail/events.js';
@@ -21,6 +22,7 @@ export interface HttpDeps {
     | 'turnstileSiteKey'
     | 'customNames'
     | 'metricsToken'
+    | 'adminToken'
     | 'httpBodyLimit'
     | 'httpMaxParamLength'
     | 'jwtMaxLength'
@@ -38,4 +40,6 @@ export interface HttpDeps {
   logger: Logger;
   /** Present when METRICS_TOKEN is set. */
   metrics?: Metrics;
+  /** The operators' admin; its routes and page exist only when ADMIN_TOKEN is set too. */
+  admin?: AdminService;
 }

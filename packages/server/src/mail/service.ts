@@ -8,6 +8,7 @@ import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
 import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
+import type { BlockList } from '../blocks/block-list.js';
 import type { EventBus } from './events.js';
 import type { MessageParser } from './parse.js';
 import type { MessageBuffer } from './message-buffer.js';
@@ -80,6 +81,8 @@ export interface MailServiceOptions {
   plusAddressing?: boolean;
   /** Mail to any allowed name at the domains creates that address, unclaimed (default false). */
   catchAll?: boolean;
+  /** The operators' blocks of senders, domains and client IPs (docs/decisions.md "Blocks"). */
+  blocks?: BlockList;
   now?: () => number;
 }
 
@@ -216,6 +219,8 @@ export function createMailService(opts: MailServiceOptions) {
     getMail,
     readParsed,
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
+    /** The operator's block that refuses mail from this client address and envelope sender ('' = null sender), if any: SMTP answers 550 5.7.1. */
+    blockedSender: async (ip: string, sender: string) => opts.blocks?.match(ip, sender),
     async deleteAddress(addressId: number): Promise<boolean> {
       const deleted = await store.deleteAddress(addressId);
       if (deleted) bus?.publish(addressId, { type: 'address_deleted' });

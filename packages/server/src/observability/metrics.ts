@@ -23,6 +23,8 @@ export interface Metrics {
   smtpRecipientRefused(): void;
   /** One SMTP connection refused at accept (per-client cap). */
   smtpConnectionRefused(): void;
+  /** One MAIL FROM refused with 550 5.7.1 by an operator's block of this kind. */
+  smtpSenderBlocked(kind: 'sender' | 'domain' | 'ip'): void;
   /** Reports what is open when scraped. */
   trackOpen(read: () => { streams: number; waits: number }): void;
   /** One list page, mail or parsed mail answered (route template), reused or built. */
@@ -58,6 +60,12 @@ export function createMetrics(storeKind: string): Metrics {
     registers: [registry],
   });
   const refused = new Counter({ name: 'temp_inbox_smtp_recipients_refused_total', help: 'RCPT TO refused with 550 (no such mailbox here).', registers: [registry] });
+  const blocked = new Counter({
+    name: 'temp_inbox_smtp_senders_blocked_total',
+    help: 'MAIL FROM refused with 550 5.7.1 by an operator\'s block, by the kind of block: sender, domain or ip.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   new Gauge({ name: 'temp_inbox_store_info', help: 'The storage backend in use.', labelNames: ['store'] as const, registers: [registry] }).set({ store: storeKind }, 1);
   let openReader: (() => { streams: number; waits: number }) | undefined;
   const open = new Gauge({
@@ -94,6 +102,7 @@ export function createMetrics(storeKind: string): Metrics {
     },
     smtpRecipientRefused: () => refused.inc(),
     smtpConnectionRefused: () => connectionsRefused.inc(),
+    smtpSenderBlocked: (kind) => blocked.inc({ kind }),
     trackOpen(read) {
       openReader = read;
     },

@@ -1,5 +1,6 @@
 // SMTP receiver: smtp-server's hooks call the mail service, which knows nothing
-// of SMTP. Every client is bounded (docs/security.md): connections per client and
+// of SMTP. MAIL FROM from a blocked client or sender gets 550 5.7.1 (docs/decisions.md
+// "Blocks"). Every client is bounded (docs/security.md): connections per client and
 // in all, message bytes held in memory, the length of a transaction, refused
 // recipients per session, and messages, recipients and bytes per client and window.
 // smtp-server adds the RFC 3463 enhanced status code for each reply code
@@ -42,6 +43,13 @@ export interface SmtpOptions {
   /** Per client and window; absent = no limit. */
   limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
 }
+
+/** The 550 5.7.1 of MAIL FROM for each kind of operator's block. */
+const BLOCKED = {
+  sender: 'Mail from this sender is refused here',
+  domain: "Mail from this sender's domain is refused here",
+  ip: 'Mail from your IP address is refused here',
+} as const;
 
 /** Refused recipients answered at once; later ones are slowed down (a typo is fine, probing is not). */
 export const BAD_RECIPIENTS_FREE = 3;
@@ -117,11 +125,21 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     socketTimeout: 60_000,
     closeTimeout: 5_000,
 
-    onMailFrom(_address, session, callback) {
+    onMailFrom(address, session, callback) {
       const s = stateOf(session);
       endTransaction(s);
       if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
       const limiter = opts.limits.messages;
+      const admit = () => {
+        if (!limiter) return start();
+        limiter.consume(clientKey(session.remoteAddress)).then(
+          (wait) => (wait ? callback(reply(421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`)) : start()),
+          (err: unknown) => {
+            log.error({ err }, 'SMTP message rate limit failed');
+            callback(reply(451, '4.3.0', 'Temporary failure, try again later'));
+          },
+        );
+      };
       const start = () => {
         s.deadline = setTimeout(() => {
           s.deadline = undefined;
@@ -131,12 +149,18 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         s.deadline.unref();
         callback();
       };
-      if (!limiter) return start();
-      limiter.consume(clientKey(session.remoteAddress)).then(
-        (wait) => (wait ? callback(reply(421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`)) : start()),
+      // An operator's block comes first: a permanent refusal, whatever the limits say (docs/decisions.md "Blocks").
+      mail.blockedSender(session.remoteAddress, address.address).then(
+        (block) => {
+          if (!block) return admit();
+          metrics?.smtpSenderBlocked(block.kind);
+          log.debug({ session: session.id, remote: session.remoteAddress, block: block.id, kind: block.kind }, 'SMTP sender blocked');
+          callback(reply(550, '5.7.1', BLOCKED[block.kind]));
+        },
         (err: unknown) => {
-          log.error({ err }, 'SMTP message rate limit failed');
-          callback(reply(451, '4.3.0', 'Temporary failure, try again later'));
+          // The block list never fails a check (it keeps the last list it read); this is a bug, not a refusal.
+          log.error({ err }, 'SMTP block check failed');
+          admit();
         },
       );
     },

@@ -92,6 +92,17 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     rotateSession: (oldId, newId, activeAddressId, renewedAt) => inner.rotateSession(oldId, newId, activeAddressId, renewedAt),
     deleteSession: (id) => inner.deleteSession(id),
     externalWriteMark: () => inner.externalWriteMark(),
+    // The operators' admin: nothing here is remembered (an address deleted by the admin
+    // goes through deleteAddress below). Blocks are cached by blocks/block-list.ts,
+    // which follows blocksVersion across nodes.
+    listAddresses: (contains, limit, offset) => inner.listAddresses(contains, limit, offset),
+    addBlock: (block) => inner.addBlock(block),
+    listBlocks: () => inner.listBlocks(),
+    deleteBlock: (id) => inner.deleteBlock(id),
+    blocksVersion: () => inner.blocksVersion(),
+    mailsPerDay: (fromDay) => inner.mailsPerDay(fromDay),
+    topSenders: (since, limit) => inner.topSenders(since, limit),
+    storageUsage: () => inner.storageUsage(),
     ping: () => inner.ping(),
     close: () => inner.close(),
 

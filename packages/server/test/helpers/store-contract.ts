@@ -206,6 +206,136 @@ const CASES: Case[] = [
       assert.equal((await store.addressUsage(b.id)).count, 1);
     },
   ],
+  // --- the operators' admin ---------------------------------------------------
+  [
+    'listAddresses: newest first, by a substring of the name (no wildcards), paged, with the live mail count, size and newest arrival',
+    async (store) => {
+      const alpha = await address(store, 'alpha@example.com', T0);
+      const beta = await address(store, 'beta@example.com', T0 + 1);
+      const open = await store.createAddress('x_y%z@other.example', T0 + 2, { unclaimed: true });
+      assert.ok(open);
+      const m1 = newMail(beta, T0 + 10, { trace: Buffer.alloc(5), raw: Buffer.alloc(100) });
+      const m2 = newMail(beta, T0 + 20, { raw: Buffer.alloc(50) });
+      const m3 = newMail(beta, T0 + 30, { raw: Buffer.alloc(7) });
+      await store.insertMails([m1]);
+      await store.insertMails([m2, m3, newMail(alpha, T0 + 5, { raw: Buffer.alloc(1) })]);
+      await store.softDeleteMail(beta.id, m3.uuid);
+      const all = await store.listAddresses('', 10, 0);
+      assert.equal(all.count, 3);
+      assert.deepEqual(all.results, [
+        { ...open, unclaimed: true, mails: 0, bytes: 0, lastMailAt: null },
+        { ...beta, unclaimed: false, mails: 2, bytes: 155, lastMailAt: T0 + 20 },
+        { ...alpha, unclaimed: false, mails: 1, bytes: 1, lastMailAt: T0 + 5 },
+      ]);
+      assert.deepEqual((await store.listAddresses('example.com', 1, 1)), { results: [all.results[2]], count: 2 }, 'paged, with the count of matches');
+      assert.deepEqual((await store.listAddresses('ta@', 10, 0)).results.map((a) => a.id), [beta.id]);
+      assert.deepEqual((await store.listAddresses('_y%', 10, 0)).results.map((a) => a.id), [open.id], '_ and % are characters');
+      assert.deepEqual(await store.listAddresses('%', 10, 0), { results: [all.results[0]], count: 1 });
+      assert.deepEqual(await store.listAddresses('nobody', 10, 0), { results: [], count: 0 });
+      assert.deepEqual(await store.listAddresses('', 10, 5), { results: [], count: 3 }, 'past the end');
+      await store.deleteAddress(beta.id);
+      assert.deepEqual((await store.listAddresses('', 10, 0)).results.map((a) => a.id), [open.id, alpha.id]);
+    },
+  ],
+  [
+    'blocks: one per kind and value, listed newest first, removed by id (never reused); the version moves with every change',
+    async (store) => {
+      const versions = [await store.blocksVersion()];
+      const a = await store.addBlock({ kind: 'sender', value: 'bad@spam.example', note: 'first', createdAt: T0 });
+      assert.ok(a);
+      assert.deepEqual(a, { id: a.id, kind: 'sender', value: 'bad@spam.example', note: 'first', createdAt: T0 });
+      versions.push(await store.blocksVersion());
+      const b = await store.addBlock({ kind: 'domain', value: 'bad@spam.example', note: '', createdAt: T0 + 1 });
+      assert.ok(b, 'the same value of another kind is another block');
+      const c = await store.addBlock({ kind: 'ip', value: '192.0.2.0/24', note: '', createdAt: T0 + 2 });
+      assert.ok(c);
+      versions.push(await store.blocksVersion());
+      assert.equal(await store.addBlock({ kind: 'sender', value: 'bad@spam.example', note: 'again', createdAt: T0 + 3 }), undefined, 'already blocked');
+      assert.equal(await store.blocksVersion(), versions.at(-1), 'nothing changed');
+      assert.deepEqual(await store.listBlocks(), [c, b, a]);
+      assert.equal(await store.deleteBlock(b.id), true);
+      versions.push(await store.blocksVersion());
+      assert.equal(await store.deleteBlock(b.id), false);
+      assert.equal(await store.deleteBlock(b.id + 1000), false);
+      assert.equal(await store.blocksVersion(), versions.at(-1), 'nothing changed');
+      // A removed block's value can be blocked again, under a new id.
+      const d = await store.addBlock({ kind: 'ip', value: '192.0.2.0/24', note: '', createdAt: T0 + 4 });
+      assert.equal(d, undefined);
+      assert.equal(await store.deleteBlock(c.id), true);
+      const e = await store.addBlock({ kind: 'ip', value: '192.0.2.0/24', note: '', createdAt: T0 + 5 });
+      assert.ok(e && e.id > c.id, 'ids are never reused');
+      versions.push(await store.blocksVersion());
+      assert.deepEqual(await store.listBlocks(), [e, a]);
+      assert.equal(new Set(versions).size, versions.length, `every change moved the version: ${versions.join(', ')}`);
+    },
+  ],
+  [
+    'mailsPerDay counts every stored mail on its UTC day at delivery, and deleting or purging mail takes nothing back',
+    async (store) => {
+      const day = Math.floor(T0 / 86_400_000);
+      const start = day * 86_400_000;
+      const a = await address(store, 'a@example.com', start);
+      const b = await address(store, 'b@example.com', start);
+      assert.deepEqual(await store.mailsPerDay(day - 10), []);
+      await store.insertMails([newMail(a, start - 1), newMail(a, start)]);
+      await store.insertMails([newMail(a, start + 86_400_000 - 1), newMail(b, start + 5)]);
+      await store.insertMails([newMail(b, start + 2 * 86_400_000)]);
+      const counted = [
+        { day: day - 1, mails: 1 },
+        { day, mails: 3 },
+        { day: day + 2, mails: 1 },
+      ];
+      assert.deepEqual(await store.mailsPerDay(day - 10), counted);
+      assert.deepEqual(await store.mailsPerDay(day), counted.slice(1), 'from that day on');
+      await store.clearMails(a.id);
+      await store.deleteAddress(b.id);
+      await store.purge({ mailBefore: start + 10 * 86_400_000, addressBefore: 0, sessionBefore: 0 });
+      assert.deepEqual(await store.mailsPerDay(day - 10), counted);
+    },
+  ],
+  [
+    'topSenders: the envelope senders of the most mail since a time (deleted mail too, until purged), most first, ties by sender',
+    async (store) => {
+      const a = await address(store, 'a@example.com');
+      const from = (source: string, t: number) => newMail(a, t, { source });
+      await store.insertMails([from('old@x.example', T0 - 1), from('old@x.example', T0 - 1), from('old@x.example', T0 - 1), from('old@x.example', T0 - 1)]);
+      await store.insertMails([from('b@x.example', T0), from('a@x.example', T0 + 1), from('c@x.example', T0 + 2), from('c@x.example', T0 + 3), from('', T0 + 4)]);
+      const deleted = from('c@x.example', T0 + 5);
+      await store.insertMails([deleted]);
+      await store.softDeleteMail(a.id, deleted.uuid);
+      assert.deepEqual(await store.topSenders(T0, 10), [
+        { sender: 'c@x.example', mails: 3 },
+        { sender: '', mails: 1 },
+        { sender: 'a@x.example', mails: 1 },
+        { sender: 'b@x.example', mails: 1 },
+      ]);
+      assert.deepEqual(await store.topSenders(T0, 2), [
+        { sender: 'c@x.example', mails: 3 },
+        { sender: '', mails: 1 },
+      ]);
+      assert.deepEqual((await store.topSenders(T0 - 1, 1))[0], { sender: 'old@x.example', mails: 4 });
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      assert.equal((await store.topSenders(T0, 1))[0]!.mails, 2, 'the purged mail is gone');
+    },
+  ],
+  [
+    'storageUsage counts the addresses, the live mails and their size, and a database size that grows with them',
+    async (store) => {
+      const empty = await store.storageUsage();
+      assert.deepEqual({ ...empty, databaseBytes: 0 }, { addresses: 0, mails: 0, mailBytes: 0, databaseBytes: 0 });
+      assert.ok(empty.databaseBytes > 0, 'the empty schema takes room');
+      const a = await address(store, 'a@example.com');
+      await address(store, 'b@example.com');
+      const big = newMail(a, T0, { trace: Buffer.alloc(10), raw: Buffer.alloc(2 * 1024 * 1024, 'x') });
+      const gone = newMail(a, T0, { raw: Buffer.alloc(100) });
+      await store.insertMails([big, gone]);
+      await store.softDeleteMail(a.id, gone.uuid);
+      const used = await store.storageUsage();
+      assert.deepEqual({ ...used, databaseBytes: 0 }, { addresses: 2, mails: 1, mailBytes: 2 * 1024 * 1024 + 10, databaseBytes: 0 });
+      assert.ok(used.databaseBytes > empty.databaseBytes, `${used.databaseBytes} > ${empty.databaseBytes}`);
+    },
+  ],
+
   // --- addresses -----------------------------------------------------------
   [
     'createAddress returns the new record',

@@ -4,8 +4,9 @@
 // for stored mail. BIGINT columns (ids, ms timestamps, counts) arrive from pg as
 // strings and are converted to numbers here.
 import pg from 'pg';
-import type { AddressRecord, MailBody, MailSummary, PurgeResult, SessionAddressRecord, Store } from '../store.js';
+import { DAY_MS, type AddressRecord, type MailBody, type MailSummary, type PurgeResult, type SessionAddressRecord, type Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
+import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
 import { queryWords, searchWords } from '../search-words.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -105,6 +106,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
 
   return {
     kind: 'postgres',
+    ...postgresOperatorStore(pool),
     async createAddress(address, createdAt, opts = {}) {
       const { rows } = await q<AddressRow>(
         pool,
@@ -174,6 +176,19 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
             ],
           );
           ids.push(Number(rows[0]!.id));
+        }
+        // The admin's mails per day, last: the row stays locked only until the commit.
+        const days = new Map<number, number>();
+        for (const m of mails) {
+          const day = Math.floor(m.createdAt / DAY_MS);
+          days.set(day, (days.get(day) ?? 0) + 1);
+        }
+        for (const [day, n] of [...days].sort((x, y) => x[0] - y[0])) {
+          await q(client, 'INSERT INTO mail_days (day, shard, mails) VALUES ($1, $2, $3) ON CONFLICT (day, shard) DO UPDATE SET mails = mail_days.mails + excluded.mails', [
+            day,
+            addressIds[0]! % MAIL_DAY_SHARDS,
+            n,
+          ]);
         }
         return ids;
       });

@@ -6,9 +6,10 @@
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AddressRecord, MailBody, MailRecord, MailSummary, NewMail, PurgeResult, SessionAddressRecord, SessionRecord, Store } from '../store.js';
+import { DAY_MS, type AddressRecord, type MailBody, type MailRecord, type MailSummary, type NewMail, type PurgeResult, type SessionAddressRecord, type SessionRecord, type Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
+import { sqliteOperatorStore } from './sqlite-operator.js';
 import { createWalSync } from './wal-sync.js';
 import { queryWords, searchWords } from '../search-words.js';
 
@@ -118,6 +119,8 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ),
     insertBody: db.prepare('INSERT INTO bodies (refs, parts, data) VALUES (?, ?, ?)'),
     indexMail: db.prepare('INSERT INTO mail_search (rowid, words) VALUES (?, ?)'),
+    // The admin's mails per day (sqlite-operator.ts), counted in the delivery's transaction.
+    countDay: db.prepare('INSERT INTO mail_days (day, shard, mails) VALUES (?, 0, ?) ON CONFLICT (day, shard) DO UPDATE SET mails = mails + excluded.mails'),
     searchMails: db.prepare(
       'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at FROM mail_search JOIN mails m ON m.id = mail_search.rowid ' +
         'WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?',
@@ -181,6 +184,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     for (const m of mails) refs.set(m.body, (refs.get(m.body) ?? 0) + 1);
     const bodyIds = new Map<MailBody, number>();
     for (const [body, n] of refs) bodyIds.set(body, insertBody(body, n));
+    const days = new Map<number, number>();
+    for (const m of mails) {
+      const day = Math.floor(m.createdAt / DAY_MS);
+      days.set(day, (days.get(day) ?? 0) + 1);
+    }
+    for (const [day, n] of days) q.countDay.run(day, n);
     return mails.map((m) => {
       const id = Number(
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
@@ -255,6 +264,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
 
   return {
     kind: 'sqlite',
+    ...sqliteOperatorStore(db, afterSync),
     async createAddress(address, createdAt, opts = {}) {
       return afterSync(() => {
         const row = q.insertAddress.get(address, createdAt, opts.unclaimed ? 1 : 0) as { id: number; address: string; created_at: number } | undefined;

@@ -1,0 +1,71 @@
+// The admin page's side of /api/admin/*. The token the operator types is kept in
+// sessionStorage (this tab only, gone when it closes) and sent as a Bearer header with
+// every request; no cookie is involved, so no other page can make these requests.
+import type { AdminAddressesResponse, AdminStats, Block, BlockKind, BlocksResponse, FullMail, MailsResponse, NewAddressResponse } from '@temp-inbox/api';
+
+export type { AdminAddress, AdminStats, Block, BlockKind, FullMail, MailListItem, MailMetadata } from '@temp-inbox/api';
+
+const TOKEN_KEY = 'temp-inbox-admin-token';
+
+export const savedToken = {
+  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** An error answer: its status and the API's plain-text sentence. */
+export class AdminError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(token: string, method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, { method, headers, credentials: 'omit', body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) {
+    const text = (await res.text()).trim();
+    const wait = res.headers.get('retry-after');
+    throw new AdminError(res.status, `${text || res.statusText}${res.status === 429 && wait ? ` (try again in ${wait} s)` : ''}`);
+  }
+  return (await res.json()) as T;
+}
+
+const q = encodeURIComponent;
+
+/** The admin API for one token. */
+export function adminApi(token: string) {
+  return {
+    stats: () => call<AdminStats>(token, 'GET', '/api/admin/stats'),
+    addresses: (query: string, limit: number, offset: number) => call<AdminAddressesResponse>(token, 'GET', `/api/admin/addresses?q=${q(query)}&limit=${limit}&offset=${offset}`),
+    createAddress: (name: string, domain: string) =>
+      call<NewAddressResponse>(token, 'POST', '/api/admin/addresses', { ...(name ? { name } : {}), ...(domain ? { domain } : {}) }),
+    deleteAddress: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/addresses/${id}`),
+    mails: (id: number, limit: number, offset: number) => call<MailsResponse>(token, 'GET', `/api/admin/addresses/${id}/mails?limit=${limit}&offset=${offset}`),
+    mail: (id: number, uuid: string) => call<FullMail>(token, 'GET', `/api/admin/addresses/${id}/mails/${q(uuid)}`),
+    blocks: () => call<BlocksResponse>(token, 'GET', '/api/admin/blocks'),
+    addBlock: (kind: BlockKind, value: string, note: string) => call<Block>(token, 'POST', '/api/admin/blocks', { kind, value, ...(note ? { note } : {}) }),
+    removeBlock: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/blocks/${id}`),
+  };
+}
+
+export type AdminApi = ReturnType<typeof adminApi>;
+
+/** The mail domains, for the new-address form (the public UI's configuration). */
+export async function mailDomains(): Promise<string[]> {
+  const res = await fetch('/ui-config.json');
+  return res.ok ? ((await res.json()) as { domains: string[] }).domains : [];
+}
+
+export const when = (iso: string) => new Date(iso).toLocaleString();
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
