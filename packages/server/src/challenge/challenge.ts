@@ -3,19 +3,13 @@
 // self-hosted ALTCHA proof of work (proof-of-work.ts), or none.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { PowChallenge } from '@temp-inbox/api';
-import type { ChallengeMode, Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { createProofOfWork, powHmacKey } from './proof-of-work.js';
 import { createTurnstile } from './turnstile.js';
 import { createUsedChallenges } from './used-challenges.js';
+import type { Challenge } from './types.js';
 
-export interface Challenge {
-  readonly mode: ChallengeMode;
-  /** Resolves when the token passes; throws a 400 AppError when it is missing or refused, 503 when it cannot be checked. */
-  verify(token: string | undefined, remoteIp: string): Promise<void>;
-  /** A new proof-of-work challenge (GET /api/challenge); only in mode pow. */
-  issue?(): Promise<PowChallenge>;
-}
+export type { Challenge } from './types.js';
 
 type ChallengeConfig = Pick<Config, 'challenge' | 'turnstileSecretKey' | 'turnstileVerifyUrl' | 'powMaxNumber' | 'powChallengeTtlMs' | 'redisKeyPrefix'>;
 

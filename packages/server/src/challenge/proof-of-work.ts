@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import { PowSolution } from '@temp-inbox/api';
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib/v1';
 import { badRequest } from '../domain/errors.js';
-import type { Challenge } from './challenge.js';
+import type { Challenge } from './types.js';
 import type { UsedChallenges } from './used-challenges.js';
 
 /**

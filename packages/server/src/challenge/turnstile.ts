@@ -2,7 +2,7 @@
 // POST of secret, response and remoteip; rejected or missing -> 400; verifier
 // unreachable, failing or slower than 5 s -> 503 (fail closed).
 import { badRequest, unavailable } from '../domain/errors.js';
-import type { Challenge } from './challenge.js';
+import type { Challenge } from './types.js';
 
 export function createTurnstile(opts: { secret: string; verifyUrl: string; timeoutMs?: number }): Challenge {
   const timeoutMs = opts.timeoutMs ?? 5000;
