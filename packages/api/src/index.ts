@@ -167,6 +167,7 @@ export const MailListItem = Type.Object({
   metadata: Type.String({ description: 'JSON-encoded MailMetadata; parse it to read subject, from, codes, links, attachments.' }),
   created_at: Type.String({ format: 'date-time', description: 'RFC 3339, UTC.' }),
   message_id: Type.String({ description: 'Message-ID including angle brackets (empty when the message has none).' }),
+  seen: Type.Boolean({ description: 'Whether the mail was marked read (PATCH /api/mail/{uuid}); false when it arrives. Reading a mail does not set it.' }),
 });
 export type MailListItem = Static<typeof MailListItem>;
 
@@ -181,6 +182,13 @@ export const FullMail = Type.Composite([
   Type.Object({ raw: Type.String({ description: 'The complete RFC 5322 message as received, with a Received: trace line prepended.' }) }),
 ]);
 export type FullMail = Static<typeof FullMail>;
+
+/** PATCH /api/mail/{uuid}: marks one mail read or unread. */
+export const SeenBody = Type.Object(
+  { seen: Type.Boolean({ description: 'true: read; false: unread.' }) },
+  { additionalProperties: true, description: 'Unknown fields are ignored.' },
+);
+export type SeenBody = Static<typeof SeenBody>;
 
 // No length limits: docs/decisions.md — an unknown or malformed uuid is 404, never 400.
 export const UuidParams = Type.Object({ uuid: Type.String() });
@@ -267,6 +275,7 @@ export const ParsedMail = Type.Composite([
     uuid: MailListItem.properties.uuid,
     message_id: MailListItem.properties.message_id,
     created_at: MailListItem.properties.created_at,
+    seen: MailListItem.properties.seen,
   }),
   ParsedMailContent,
 ]);

@@ -365,6 +365,17 @@ export class Inbox implements MessageSource {
     return this.#client.call('GET', `/api/attachment/${encodeURIComponent(uuid)}/${encodeURIComponent(attachmentId)}`, { token: this.token }, async (res) => new Uint8Array(await res.arrayBuffer()));
   }
 
+  /**
+   * Marks one mail read, or unread with `seen` false (PATCH /api/mail/{uuid}); resolves with
+   * the mail as listed. Reading a mail never marks it: this is the only way.
+   */
+  async markSeen(uuid: string, seen = true): Promise<MailSummary> {
+    const item = await this.#client.json<MailListItem>('PATCH', `/api/mail/${encodeURIComponent(uuid)}`, { token: this.token, body: { seen } });
+    // A Message read before holds the old value.
+    this.#cache.delete(uuid);
+    return parseSummary(item!);
+  }
+
   /** Deletes one mail. */
   async deleteMail(uuid: string): Promise<void> {
     await this.#client.json('DELETE', `/api/mails/${encodeURIComponent(uuid)}`, { token: this.token });

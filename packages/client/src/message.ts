@@ -45,6 +45,8 @@ export class Message {
   declare readonly message_id: ParsedMail['message_id'];
   /** When the service stored it (RFC 3339, UTC). */
   declare readonly created_at: ParsedMail['created_at'];
+  /** Marked read (Inbox.markSeen) when it was fetched. */
+  declare readonly seen: ParsedMail['seen'];
   declare readonly subject: ParsedMail['subject'];
   /** The Date: header as RFC 3339, or null. */
   declare readonly date: ParsedMail['date'];

@@ -158,6 +158,22 @@ describe('SDK', { timeout: 180_000 }, () => {
     assert.deepEqual(Object.keys((json['attachments'] as object[])[0]!).sort(), ['content_id', 'content_type', 'filename', 'id', 'inline', 'size']);
   });
 
+  it('markSeen marks a mail read and unread; the list and a fresh read show it', async () => {
+    await using inbox = await client.createInbox();
+    await send(server, { to: inbox.address, subject: 'Read me', text: 'Hello.' });
+    const message = await inbox.waitForMail({ timeout: 10_000 });
+    assert.equal(message.seen, false, 'a new mail is unread, and reading it does not mark it');
+    const marked = await inbox.markSeen(message.uuid);
+    assert.equal(marked.seen, true);
+    assert.equal(marked.uuid, message.uuid);
+    assert.equal(marked.metadata.subject, 'Read me', 'as listed, metadata parsed');
+    assert.equal((await inbox.list()).mails[0]!.seen, true);
+    assert.equal((await inbox.read(message.uuid)).seen, true, 'not the Message read before');
+    assert.equal((await inbox.markSeen(message.uuid, false)).seen, false);
+    assert.equal((await inbox.list()).mails[0]!.seen, false);
+    await assert.rejects(inbox.markSeen('00000000-0000-4000-8000-000000000000'), (err: unknown) => err instanceof TempInboxError && err.status === 404);
+  });
+
   it('waitForCode and then waitForLink both read the same mail; waitForMail twice gives the same mail', async () => {
     await using inbox = await client.createInbox();
     await send(server, {

@@ -400,7 +400,8 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     it('list item: id integer, uuid, source = MAIL FROM, address, metadata JSON string, created_at RFC 3339 UTC, message_id', async () => {
       const res = await list(jwt);
       const item = res.json.results[0];
-      assert.deepEqual(Object.keys(item).sort(), ['address', 'created_at', 'id', 'message_id', 'metadata', 'source', 'uuid']);
+      assert.deepEqual(Object.keys(item).sort(), ['address', 'created_at', 'id', 'message_id', 'metadata', 'seen', 'source', 'uuid']);
+      assert.equal(item.seen, false, 'a new mail is unread');
       assert.ok(Number.isSafeInteger(item.id) && item.id > 0);
       assert.match(item.uuid, UUID_RE);
       // Version 7 (RFC 9562): its first 48 bits are the delivery time in milliseconds.
@@ -434,7 +435,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
 
     it('full mail: the list item fields plus raw', async () => {
       const { item, full } = await newest(jwt);
-      assert.deepEqual(Object.keys(full).sort(), ['address', 'created_at', 'id', 'message_id', 'metadata', 'raw', 'source', 'uuid']);
+      assert.deepEqual(Object.keys(full).sort(), ['address', 'created_at', 'id', 'message_id', 'metadata', 'raw', 'seen', 'source', 'uuid']);
       const { raw, ...rest } = full;
       assert.deepEqual(rest, item);
       assert.equal(typeof raw, 'string');

@@ -70,6 +70,7 @@ function counted(inner: Store) {
     getAttachment: (a, u, i) => inner.getAttachment(a, u, i),
     addressUsage: (a) => inner.addressUsage(a),
     softDeleteMail: (a, u) => inner.softDeleteMail(a, u),
+    setSeen: (a, u, s) => inner.setSeen(a, u, s),
     clearMails: (a) => inner.clearMails(a),
     purge: (c) => inner.purge(c),
     externalWriteMark: () => inner.externalWriteMark(),
@@ -226,6 +227,8 @@ describe('caching store: mail-set versions', () => {
       await step('a delivery', () => cache.insertMails([m]));
       await step('a list', () => cache.listMails(a.id, 10, 0), false);
       await step('a read', () => cache.getMail(a.id, m.uuid), false);
+      await step('marking a mail read', () => cache.setSeen(a.id, m.uuid, true));
+      await step('marking it unread', () => cache.setSeen(a.id, m.uuid, false));
       await step('a deletion of one mail', () => cache.softDeleteMail(a.id, m.uuid));
       await step('a deletion of a mail that is gone', () => cache.softDeleteMail(a.id, m.uuid));
       await step('clearing the inbox', () => cache.clearMails(a.id));

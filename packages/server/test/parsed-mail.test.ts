@@ -115,6 +115,7 @@ describe('GET /api/mail/{uuid}/parsed', () => {
       uuid: item.uuid,
       message_id: '<parsed-1@app.example.com>',
       created_at: item.created_at,
+      seen: false,
       subject: 'Bestätigung: your code',
       date: '2024-01-02T10:00:00.000Z',
       from: { name: 'Jürgen Müller', address: 'juergen@app.example.com' },
@@ -157,7 +158,7 @@ describe('GET /api/mail/{uuid}/parsed', () => {
     const pdf = await fetch(`${server.httpUrl}/api/attachment/${item.uuid}/1`, { headers: { authorization: `Bearer ${jwt}` } });
     assert.ok(Buffer.from(await pdf.arrayBuffer()).equals(PDF));
     const full = await api(`/api/mail/${item.uuid}`, { jwt });
-    assert.deepEqual(Object.keys(full.json), ['id', 'uuid', 'source', 'address', 'metadata', 'created_at', 'message_id', 'raw']);
+    assert.deepEqual(Object.keys(full.json), ['id', 'uuid', 'source', 'address', 'metadata', 'created_at', 'message_id', 'seen', 'raw']);
     assert.ok(full.json.raw.endsWith(raw));
   });
 
@@ -237,7 +238,7 @@ describe('GET /api/mail/{uuid}/parsed', () => {
     assert.ok(op, 'documented');
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '401', '404', '429', '503']);
     const schema = op.responses['200'].content['application/json'].schema;
-    for (const field of ['id', 'uuid', 'message_id', 'created_at', 'subject', 'date', 'from', 'to', 'cc', 'reply_to', 'text', 'html', 'headers', 'attachments', 'codes', 'links', 'degraded']) {
+    for (const field of ['id', 'uuid', 'message_id', 'created_at', 'seen', 'subject', 'date', 'from', 'to', 'cc', 'reply_to', 'text', 'html', 'headers', 'attachments', 'codes', 'links', 'degraded']) {
       assert.ok(schema.required.includes(field), field);
     }
     assert.deepEqual(Object.keys(schema.properties.attachments.items.properties), ['id', 'filename', 'content_type', 'size', 'content_id', 'inline']);

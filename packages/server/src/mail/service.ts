@@ -188,7 +188,7 @@ export function createMailService(opts: MailServiceOptions) {
       rows.forEach((r, i) =>
         bus.publish(r.addressId, {
           type: 'mail',
-          mail: { id: ids[i]!, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.messageId, createdAt: r.createdAt },
+          mail: { id: ids[i]!, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.messageId, createdAt: r.createdAt, seen: false },
         }),
       );
     }
@@ -237,6 +237,13 @@ export function createMailService(opts: MailServiceOptions) {
       const deleted = await store.softDeleteMail(addressId, uuid);
       if (!deleted) throw notFound('No such mail.');
       bus?.publish(addressId, { type: 'mail_deleted', uuid });
+    },
+    /** Marks a live mail of the address read or unread (docs/decisions.md "Seen"); another address's mail is not found. */
+    async setSeen(addressId: number, uuid: string, seen: boolean): Promise<MailSummary> {
+      const mail = await store.setSeen(addressId, uuid, seen);
+      if (!mail) throw notFound('No such mail.');
+      bus?.publish(addressId, { type: 'mail_seen', uuid, seen });
+      return mail;
     },
     async clearInbox(addressId: number): Promise<number> {
       const cleared = await store.clearMails(addressId);

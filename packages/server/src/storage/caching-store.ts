@@ -151,6 +151,8 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
 
     insertMails: (mails: NewMail[]) => writing(new Set(mails.map((m) => m.addressId)), () => inner.insertMails(mails)),
     softDeleteMail: (addressId, uuid) => writing([addressId], () => inner.softDeleteMail(addressId, uuid)),
+    // A change of the read flag is a change of the mail: lists and mails built before it are not reused.
+    setSeen: (addressId, uuid, seen) => writing([addressId], () => inner.setSeen(addressId, uuid, seen)),
     clearMails: (addressId) => writing([addressId], () => inner.clearMails(addressId)),
 
     async purge(cutoffs): Promise<PurgeResult> {

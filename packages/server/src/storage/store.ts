@@ -44,6 +44,8 @@ export interface MailSummary {
   metadata: string;
   messageId: string;
   createdAt: number;
+  /** Marked read (setSeen); false when it is stored. */
+  seen: boolean;
 }
 
 export interface MailRecord extends MailSummary {
@@ -175,6 +177,11 @@ export interface Store extends OperatorStore {
   /** Count and raw bytes of the address's live mail. */
   addressUsage(addressId: number): Promise<AddressUsage>;
   softDeleteMail(addressId: number, uuid: string): Promise<boolean>;
+  /**
+   * Marks a live mail of the address read (true) or unread (false) and returns it as it
+   * is now; undefined when the address has no such live mail (another address's uuid included).
+   */
+  setSeen(addressId: number, uuid: string, seen: boolean): Promise<MailSummary | undefined>;
   clearMails(addressId: number): Promise<number>;
 
   createSession(id: string, createdAt: number): Promise<void>;

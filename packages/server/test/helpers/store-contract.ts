@@ -58,7 +58,7 @@ function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> & 
 }
 
 function summaryOf(m: NewMail, id: number): MailSummary {
-  return { id, uuid: m.uuid, source: m.source, address: m.address, metadata: m.metadata, messageId: m.messageId, createdAt: m.createdAt };
+  return { id, uuid: m.uuid, source: m.source, address: m.address, metadata: m.metadata, messageId: m.messageId, createdAt: m.createdAt, seen: false };
 }
 
 async function address(store: Store, name: string, createdAt = T0): Promise<AddressRecord> {
@@ -663,6 +663,45 @@ const CASES: Case[] = [
       assert.deepEqual(await store.listMails(a.id, 1, 2), { results: [], count: 2 });
       // The uuid stays taken until the purge removes the row.
       await assert.rejects(store.insertMails([newMail(a, T0 + 4, { uuid: m2!.mail.uuid })]));
+    },
+  ],
+  [
+    'setSeen marks a live mail read or unread and returns it as listed; lists, searches and getMail show it at once',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const m1 = newMail(a, T0 + 1, { searchText: 'welcome aboard' });
+      const m2 = newMail(a, T0 + 2, { searchText: 'your code' });
+      const [id1, id2] = await store.insertMails([m1, m2]);
+      assert.deepEqual(
+        (await store.listMails(a.id, 10, 0)).results.map((m) => m.seen),
+        [false, false],
+        'a stored mail is unread',
+      );
+      assert.deepEqual(await store.setSeen(a.id, m1.uuid, true), { ...summaryOf(m1, id1!), seen: true });
+      assert.deepEqual(await store.setSeen(a.id, m1.uuid, true), { ...summaryOf(m1, id1!), seen: true }, 'setting it again changes nothing');
+      assert.deepEqual(await store.listMails(a.id, 10, 0), { results: [summaryOf(m2, id2!), { ...summaryOf(m1, id1!), seen: true }], count: 2 });
+      assert.equal((await store.getMail(a.id, m1.uuid))?.seen, true);
+      assert.equal((await store.getMail(a.id, m2.uuid))?.seen, false);
+      assert.deepEqual((await store.searchMails(a.id, 'welcome', 10, 0)).results, [{ ...summaryOf(m1, id1!), seen: true }]);
+      assert.deepEqual(await store.setSeen(a.id, m1.uuid, false), summaryOf(m1, id1!), 'and unread again');
+      assert.equal((await store.getMail(a.id, m1.uuid))?.seen, false);
+      assert.equal(await store.setSeen(a.id, randomUUID(), true), undefined, 'unknown uuid');
+      await store.softDeleteMail(a.id, m2.uuid);
+      assert.equal(await store.setSeen(a.id, m2.uuid, true), undefined, 'a deleted mail');
+    },
+  ],
+  [
+    "setSeen is scoped to the owning address: another address's uuid is not found and stays as it was",
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      const [ma] = await mailsAt(store, a, [T0 + 1]);
+      const [mb] = await mailsAt(store, b, [T0 + 2]);
+      assert.equal(await store.setSeen(b.id, ma!.mail.uuid, true), undefined);
+      assert.equal(await store.setSeen(a.id + b.id + 1000, ma!.mail.uuid, true), undefined, 'unknown address');
+      assert.equal((await store.getMail(a.id, ma!.mail.uuid))?.seen, false);
+      assert.equal((await store.setSeen(b.id, mb!.mail.uuid, true))?.seen, true);
+      assert.equal((await store.getMail(a.id, ma!.mail.uuid))?.seen, false, "b's own mail changed, not a's");
     },
   ],
   [

@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AttachmentParams, FullMail, MailsQuery, MailsResponse, ParsedMail, Paths, SuccessResponse, UuidParams, type MailListItem } from '@temp-inbox/api';
+import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, Paths, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
@@ -22,6 +22,7 @@ export const toItem = (m: MailSummary): MailListItem => ({
   metadata: m.metadata,
   created_at: new Date(m.createdAt).toISOString(),
   message_id: m.messageId,
+  seen: m.seen,
 });
 
 /**
@@ -29,7 +30,7 @@ export const toItem = (m: MailSummary): MailListItem => ({
  * serialised (a JSON object of the other fields), joined without parsing it again.
  */
 function parsedMailBody(m: MailSummary, content: Buffer): Buffer {
-  const own = JSON.stringify({ id: m.id, uuid: m.uuid, message_id: m.messageId, created_at: new Date(m.createdAt).toISOString() });
+  const own = JSON.stringify({ id: m.id, uuid: m.uuid, message_id: m.messageId, created_at: new Date(m.createdAt).toISOString(), seen: m.seen });
   return Buffer.concat([Buffer.from(`${own.slice(0, -1)},`), content.subarray(1)]);
 }
 
@@ -124,6 +125,34 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         if (version !== undefined) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);
+    },
+  );
+
+  app.patch(
+    Paths.mail,
+    {
+      // The bucket of GET /api/mail/{uuid}: a client that reads a mail then marks it read spends two of the same.
+      config: { rateLimit: 'MAIL' },
+      schema: {
+        summary: 'Mark one mail read or unread',
+        description:
+          'Sets the mail\'s `seen` flag and answers the mail as GET /api/mails lists it. Reading a mail (GET /api/mail/{uuid}, /parsed) never sets it; the web UI sets it when a mail is opened.',
+        tags: ['mail'],
+        security: bearer,
+        params: UuidParams,
+        body: SeenBody,
+        response: {
+          200: MailListItem,
+          400: errorResponse('The body is not JSON of the form {"seen": true|false}.'),
+          401: unauthorizedResponse,
+          404: notFoundResponse,
+          429: rateLimited,
+        },
+      },
+    },
+    async (request) => {
+      const address = await authenticate(request, mail);
+      return toItem(await mail.setSeen(address.id, request.params.uuid, request.body.seen));
     },
   );
 

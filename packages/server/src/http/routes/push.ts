@@ -47,6 +47,8 @@ function frame(event: InboxEvent): string {
       return `id: ${event.mail.id}\nevent: mail\ndata: ${JSON.stringify(toItem(event.mail))}\n\n`;
     case 'mail_deleted':
       return `event: mail_deleted\ndata: ${JSON.stringify({ uuid: event.uuid })}\n\n`;
+    case 'mail_seen':
+      return `event: mail_seen\ndata: ${JSON.stringify({ uuid: event.uuid, seen: event.seen })}\n\n`;
     default:
       return `event: ${event.type}\ndata: {}\n\n`;
   }
@@ -109,7 +111,8 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         summary: 'Stream the address\'s mail events (Server-Sent Events)',
         description: [
           'A `text/event-stream` that stays open. Events: `ready` (subscribed; data `{"address": …}`), `mail` (a new mail; data is the same object',
-          'as an item of GET /api/mails, and the event `id` is the mail\'s `id`), `mail_deleted` (data `{"uuid": …}`), `inbox_cleared` and',
+          'as an item of GET /api/mails, and the event `id` is the mail\'s `id`), `mail_deleted` (data `{"uuid": …}`), `mail_seen` (a mail marked',
+          'read or unread; data `{"uuid": …, "seen": …}`), `inbox_cleared` and',
           '`address_deleted` (data `{}`; the stream then ends). A comment line is sent every EVENTS_HEARTBEAT, and the token is checked',
           'again then: the stream ends when it expires or its address is gone. With `since` or `Last-Event-ID` (sent by EventSource on',
           'reconnect), the mails with a greater `id` (at most the newest 100) are sent first, oldest first. With `from`, `to` or `subject`,',

@@ -110,4 +110,8 @@ export const MIGRATIONS: string[] = [
   );
   INSERT INTO mail_days (day, shard, mails) SELECT (created_at / 86400000)::integer, 0, count(*) FROM mails GROUP BY 1;
   `,
+  // v6: as SQLite's v8 — whether the mail was marked read; mail stored before reads as unread.
+  `
+  ALTER TABLE mails ADD COLUMN seen BOOLEAN NOT NULL DEFAULT false;
+  `,
 ];

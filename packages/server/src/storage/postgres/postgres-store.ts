@@ -25,6 +25,7 @@ interface MailRow {
   metadata: string;
   message_id: string;
   created_at: string;
+  seen: boolean;
   raw?: Buffer;
   body?: Buffer | null;
 }
@@ -39,6 +40,7 @@ const toSummary = (r: MailRow): MailSummary => ({
   metadata: r.metadata,
   messageId: r.message_id,
   createdAt: Number(r.created_at),
+  seen: r.seen,
 });
 
 /** Double-quotes an SQL identifier. */
@@ -49,7 +51,7 @@ const MIGRATION_LOCK = 0x74696d67;
 // First key of the two-key advisory lock that orders one address's deliveries ("ti" + "ml").
 const MAIL_ORDER_LOCK = 0x74696d6c;
 
-const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at';
+const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at, seen';
 
 export interface PostgresOptions {
   schema?: string;
@@ -259,6 +261,14 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         uuid,
       ]);
       return (rowCount ?? 0) > 0;
+    },
+    async setSeen(addressId, uuid, seen) {
+      const { rows } = await q<MailRow>(pool, `UPDATE mails SET seen = $1 WHERE address_id = $2 AND uuid = $3 AND deleted_at IS NULL RETURNING ${MAIL_COLUMNS}`, [
+        seen,
+        addressId,
+        uuid,
+      ]);
+      return rows[0] && toSummary(rows[0]);
     },
     async clearMails(addressId) {
       const { rowCount } = await q(pool, 'UPDATE mails SET deleted_at = $1 WHERE address_id = $2 AND deleted_at IS NULL', [Date.now(), addressId]);

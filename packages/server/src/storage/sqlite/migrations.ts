@@ -139,4 +139,8 @@ export const MIGRATIONS: string[] = [
   ) WITHOUT ROWID;
   INSERT INTO mail_days (day, shard, mails) SELECT created_at / 86400000, 0, count(*) FROM mails GROUP BY created_at / 86400000;
   `,
+  // v8: whether the mail was marked read (PATCH /api/mail/{uuid}); mail stored before reads as unread.
+  `
+  ALTER TABLE mails ADD COLUMN seen INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

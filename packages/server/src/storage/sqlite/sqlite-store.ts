@@ -24,6 +24,7 @@ interface MailRow {
   metadata: string;
   message_id: string;
   created_at: number;
+  seen: number;
   raw?: Buffer;
   raw_parts?: number;
   body_id?: number | null;
@@ -39,6 +40,7 @@ const toSummary = (r: MailRow): MailSummary => ({
   metadata: r.metadata,
   messageId: r.message_id,
   createdAt: r.created_at,
+  seen: r.seen === 1,
 });
 
 const toAddress = (r: { id: number; address: string; created_at: number }): AddressRecord => ({ id: r.id, address: r.address, createdAt: r.created_at });
@@ -122,7 +124,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     // The admin's mails per day (sqlite-operator.ts), counted in the delivery's transaction.
     countDay: db.prepare('INSERT INTO mail_days (day, shard, mails) VALUES (?, 0, ?) ON CONFLICT (day, shard) DO UPDATE SET mails = mails + excluded.mails'),
     searchMails: db.prepare(
-      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at FROM mail_search JOIN mails m ON m.id = mail_search.rowid ' +
+      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen FROM mail_search JOIN mails m ON m.id = mail_search.rowid ' +
         'WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?',
     ),
     countSearch: db.prepare('SELECT count(*) FROM mail_search JOIN mails m ON m.id = mail_search.rowid WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL').pluck(),
@@ -136,13 +138,16 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ),
     usage: db.prepare('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM mails WHERE address_id = ? AND deleted_at IS NULL'),
     listMails: db.prepare(
-      'SELECT id, uuid, source, address, metadata, message_id, created_at FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+      'SELECT id, uuid, source, address, metadata, message_id, created_at, seen FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
     // Answered from the index alone (it holds address_id and deleted_at).
     countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
     getMail: db.prepare(
-      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.raw, m.raw_parts, m.body_id, b.data AS body, b.parts AS body_parts ' +
+      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.raw, m.raw_parts, m.body_id, b.data AS body, b.parts AS body_parts ' +
         'FROM mails m LEFT JOIN bodies b ON b.id = m.body_id WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
+    ),
+    setSeen: db.prepare(
+      'UPDATE mails SET seen = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL RETURNING id, uuid, source, address, metadata, message_id, created_at, seen',
     ),
     softDelete: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL'),
     clear: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND deleted_at IS NULL'),
@@ -326,6 +331,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     },
     async softDeleteMail(addressId, uuid) {
       return afterSync(() => q.softDelete.run(Date.now(), addressId, uuid).changes > 0);
+    },
+    async setSeen(addressId, uuid, seen) {
+      return afterSync(() => {
+        const row = q.setSeen.get(seen ? 1 : 0, addressId, uuid) as MailRow | undefined;
+        return row && toSummary(row);
+      });
     },
     async clearMails(addressId) {
       return afterSync(() => q.clear.run(Date.now(), addressId).changes);
