@@ -24,6 +24,8 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
   }, []);
   // New mail is announced to screen readers, and counted in the tab's title while the tab is not looked at.
   const [announced, setAnnounced] = useState('');
+  // Mail that arrived while the page was open is briefly highlighted (not with prefers-reduced-motion: style.css).
+  const [arrived, setArrived] = useState<ReadonlySet<string>>(new Set());
   const [unseen, setUnseen] = useState(0);
   useEffect(() => {
     document.title = unseen > 0 ? `(${unseen}) temp-inbox` : 'temp-inbox';
@@ -61,6 +63,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               const meta = metadataOf(item);
               setAnnounced(`New mail from ${sender(item)}: ${meta.subject || '(no subject)'}`);
               if (document.hidden) setUnseen((n) => n + 1);
+              setArrived((s) => new Set(s).add(item.uuid));
               return [item, ...list];
             });
           } else if (type === 'mail_deleted') {
@@ -140,7 +143,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             {shown.map((m) => {
               const meta = metadataOf(m);
               return (
-                <li key={m.uuid} class={m.uuid === selected ? 'selected' : ''}>
+                <li key={m.uuid} class={`${m.uuid === selected ? 'selected' : ''}${arrived.has(m.uuid) ? ' arrived' : ''}`}>
                   <button type="button" class="item" onClick={() => setSelected(m.uuid)}>
                     <span class="from">{sender(m)}</span>
                     <span class="time">{when(m.created_at)}</span>

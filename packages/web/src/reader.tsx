@@ -127,10 +127,15 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
                 </a>
               </p>
             )}
-            <pre class="raw">{full.raw}</pre>
+            {/* Focusable, so that a long source scrolls by keyboard too. */}
+            <pre class="raw" tabIndex={0}>
+              {full.raw}
+            </pre>
           </>
         ) : (
-          <pre class="text">{text}</pre>
+          <pre class="text" tabIndex={0}>
+            {text}
+          </pre>
         )}
       </ViewTabs>
     </article>
