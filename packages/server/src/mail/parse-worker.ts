@@ -105,8 +105,10 @@ function item(email: Email | undefined, degraded: boolean, contents: Contents, p
 /** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */
 async function parseOne(raw: Uint8Array): Promise<{ email: Email | undefined; degraded: boolean }> {
   try {
-    // Given a view, postal-mime copies the bytes it covers; given the whole buffer, it reads it in place.
-    const input = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength && raw.buffer instanceof ArrayBuffer ? raw.buffer : raw;
+    // Given a view, postal-mime copies the bytes it covers; given the whole buffer (moved here, or
+    // the SMTP side's shared one, which it only reads), it reads it in place.
+    const whole = raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength;
+    const input = whole ? (raw.buffer as ArrayBuffer) : raw;
     return { email: await PostalMime.parse(input, PARSE_OPTIONS), degraded: false };
   } catch {
     return { email: await parseHeaderBlock(raw), degraded: true };

@@ -17,6 +17,7 @@
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
+import { isSharedWhole } from './message-buffer.js';
 import { buildView } from './parsed-view.js';
 import type { ParseTask, StartedMessage, ViewResult, WorkerItem, WorkerResult } from './parse-worker.js';
 
@@ -187,6 +188,8 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       timer = setTimeout(() => abort.abort(), ms);
     });
     try {
+      // A large message arrives in a shared buffer (message-buffer.ts): the worker reads it where it is.
+      if (isSharedWhole(raw)) return (await pool.run({ ...what, id, raw } satisfies ParseTask, { signal: abort.signal })) as R;
       const copy = await ownCopy(raw);
       const bytes = new Uint8Array(copy);
       const task: ParseTask = { ...what, id, raw: bytes };
