@@ -2,7 +2,7 @@
 // SMTP, then a restore as docs/deploy.md "Backups" describes it: the copy becomes
 // DATA_DIR's database of a fresh service, which serves every mail that got its 250
 // before the backup began, to the tokens issued before it, attachments included.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createAddress, DOMAIN, request, SmtpClient, startTestServer, tmp } from './helpers/harness.js';
 import { MAIN } from './helpers/process.js';
+import { storeContract } from './helpers/store-contract.js';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+
+/** The backup the first case takes under load, kept for the store contract at the end. */
+const keptDir = tmp('temp-inbox-backup-kept-');
+const keptBackup = join(keptDir, 'under-load.sqlite');
+after(() => rmSync(keptDir, { recursive: true, force: true }));
 
 function runBackup(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -82,6 +89,7 @@ describe('temp-inbox-server backup', { timeout: 120_000 }, () => {
       const check = new Database(join(restored, 'temp-inbox.sqlite'), { readonly: true });
       assert.equal(check.pragma('integrity_check', { simple: true }), 'ok');
       check.close();
+      copyFileSync(file, keptBackup);
       const back = await startTestServer({}, restored);
       try {
         const all: { uuid: string; metadata: string }[] = [];
@@ -146,4 +154,21 @@ describe('temp-inbox-server backup', { timeout: 120_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+// The copy taken under load, restored (each case on a copy of its own), is a store that
+// passes the whole store contract, with the mail it holds.
+storeContract('sqlite restored from a backup taken under load', async () => {
+  assert.ok(existsSync(keptBackup), 'the first case took the backup');
+  const dir = tmp('temp-inbox-backup-contract-');
+  copyFileSync(keptBackup, join(dir, 'temp-inbox.sqlite'));
+  const store = openSqliteStore(join(dir, 'temp-inbox.sqlite'));
+  assert.ok((await store.storageUsage()).mails >= 40, 'the restored store holds the mail acknowledged before the backup');
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 });
