@@ -1,6 +1,7 @@
 // The browser's side of the temp-inbox API. The page authenticates with the cookies
 // the server sets (`jwt` for the active address, `session_id` for the session), so
 // no token is ever handled by script.
+import { s } from './strings.js';
 import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, PowChallenge, SessionListing } from '@temp-inbox/api';
 
 export type { FullMail, MailListItem, MailMetadata, SessionListing };
@@ -25,7 +26,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   if (!res.ok) {
     const text = (await res.text()).trim();
     const wait = res.headers.get('retry-after');
-    throw new ApiError(res.status, `${text || res.statusText}${res.status === 429 && wait ? ` (try again in ${wait} s)` : ''}`);
+    throw new ApiError(res.status, `${text || res.statusText}${res.status === 429 && wait && Number(wait) > 0 ? s.tryAgainIn(Number(wait)) : ''}`);
   }
   return (await res.json()) as T;
 }

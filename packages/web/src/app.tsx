@@ -5,6 +5,7 @@ import { api, ApiError, type UiConfig } from './api.js';
 import { Header, Welcome, type Session } from './header.js';
 import { Inbox } from './inbox.js';
 import { takeTokenFromHash } from './open-inbox.js';
+import { s } from './strings.js';
 
 export function App() {
   const [config, setConfig] = useState<UiConfig | undefined>();
@@ -50,7 +51,7 @@ export function App() {
   if (session === undefined || !config) {
     return (
       <main class="center">
-        <p>{error || 'Loading…'}</p>
+        <p>{error || s.loading}</p>
       </main>
     );
   }

@@ -1,6 +1,7 @@
 // A value to copy with one click (a verification code, the address), saying
 // "Copied" where it was clicked and to screen readers.
 import { useEffect, useState } from 'preact/hooks';
+import { s } from './strings.js';
 
 const SHOWN_MS = 1500;
 
@@ -16,7 +17,7 @@ export function CopyChip(props: { value: string; label?: string; class?: string 
     <button
       type="button"
       class={`${props.class ?? 'code'}${copied ? ' copied' : ''}`}
-      title={`Copy ${label ?? value}`}
+      title={s.copyValue(label ?? value)}
       onClick={() =>
         void navigator.clipboard?.writeText(value).then(
           () => setCopied(true),
@@ -26,7 +27,7 @@ export function CopyChip(props: { value: string; label?: string; class?: string 
     >
       {value}
       <span class="copy-state" aria-live="polite">
-        {copied ? ' Copied' : ''}
+        {copied ? s.copied : ''}
       </span>
     </button>
   );

@@ -1,18 +1,13 @@
-// Small helpers the views share: dates, senders, the clipboard.
+// Small helpers the views share: senders, the clipboard (dates and numbers: intl.ts).
 import { metadataOf, type MailListItem } from './api.js';
+import { s } from './strings.js';
 
 /** Type of the `run` every view gets: runs an action, shows its error, tracks "busy". */
 export type Run = (f: () => Promise<unknown>) => Promise<void>;
 
-export function when(iso: string): string {
-  const d = new Date(iso);
-  const today = new Date();
-  return d.toDateString() === today.toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
-}
-
 export function sender(item: MailListItem): string {
   const from = metadataOf(item).from;
-  return from.name || from.address || item.source || '(unknown sender)';
+  return from.name || from.address || item.source || s.unknownSender;
 }
 
 export function copy(text: string): void {

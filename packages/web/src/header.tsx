@@ -4,6 +4,7 @@ import { api, type SessionListing, type UiConfig } from './api.js';
 import { copy, type Run } from './format.js';
 import { OpenInbox } from './open-inbox.js';
 import { PowStatus, solveProofOfWork, type PowState } from './proof-of-work.js';
+import { s } from './strings.js';
 import { Turnstile } from './turnstile.js';
 
 /** Everything the page knows about the browser's session. */
@@ -12,8 +13,8 @@ export type Session = SessionListing | null;
 export function Welcome() {
   return (
     <main class="welcome">
-      <h2>A disposable inbox, ready in one click</h2>
-      <p>Create an address above, give it to any site, and its mail appears here the moment it arrives. Nothing to sign up for; addresses and mail expire on their own.</p>
+      <h2>{s.welcomeTitle}</h2>
+      <p>{s.welcomeText}</p>
     </main>
   );
 }
@@ -49,13 +50,13 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
 
   return (
     <header>
-      <h1>temp-inbox</h1>
+      <h1>{s.appName}</h1>
       {session && (
         <div class="current">
           <label>
-            <span class="sr">Address</span>
+            <span class="sr">{s.address}</span>
             <select
-              aria-label="Active address"
+              aria-label={s.activeAddress}
               value={session.activeAddress}
               disabled={busy}
               onChange={(e) => {
@@ -73,22 +74,22 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
               ))}
             </select>
           </label>
-          <button type="button" onClick={() => copy(session.activeAddress)} title="Copy the address">
-            Copy
+          <button type="button" onClick={() => copy(session.activeAddress)} title={s.copyAddress}>
+            {s.copy}
           </button>
           <button
             type="button"
             class="danger"
             disabled={busy}
             onClick={() => {
-              if (!confirm(`Delete ${session.activeAddress} and all its mail?`)) return;
+              if (!confirm(s.confirmDeleteAddress(session.activeAddress))) return;
               void run(async () => {
                 await api.deleteAddress();
                 await reload();
               });
             }}
           >
-            Delete address
+            {s.deleteAddress}
           </button>
           <button
             type="button"
@@ -99,24 +100,24 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
                 await reload();
               })
             }
-            title="Forget these addresses in this browser (they keep receiving mail until they expire)"
+            title={s.forgetHint}
           >
-            Forget
+            {s.forget}
           </button>
         </div>
       )}
       <form class="create" onSubmit={create}>
         {config.customNames && (
           <input
-            aria-label="Name (optional)"
-            placeholder="name (optional)"
+            aria-label={s.nameOptional}
+            placeholder={s.namePlaceholder}
             value={name}
             maxLength={64}
             onInput={(e) => setName((e.target as HTMLInputElement).value)}
           />
         )}
         {config.domains.length > 1 ? (
-          <select aria-label="Domain" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
+          <select aria-label={s.domain} value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
             {config.domains.map((d) => (
               <option key={d} value={d}>
                 @{d}
@@ -129,7 +130,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
         {challenge && <Turnstile key={tokenKey} siteKey={challenge} onToken={setToken} />}
         {pow && <PowStatus state={powState} />}
         <button type="submit" class="primary" disabled={busy || (!!challenge && !token)}>
-          New address
+          {s.newAddress}
         </button>
       </form>
       <OpenInbox busy={busy} run={run} reload={reload} />

@@ -4,6 +4,7 @@
 // it, for this mail only, so a sender cannot tell the mail was opened.
 import { useMemo, useState } from 'preact/hooks';
 import type { Attachment } from 'postal-mime';
+import { s } from './strings.js';
 
 /** Inline parts turned into data: URLs, up to this many bytes in all (the rest stay broken). */
 const INLINE_BYTES = 8 * 1024 * 1024;
@@ -64,16 +65,16 @@ export function HtmlView(props: { html: string; attachments: Attachment[] }) {
     <>
       {blocked && !remote && (
         <p class="remote-bar" role="status">
-          Remote content blocked.{' '}
+          {s.remoteBlocked}{' '}
           <button type="button" onClick={() => setRemote(true)}>
-            Load
+            {s.loadRemote}
           </button>
         </p>
       )}
       {/* Links open in a new tab (rel noopener noreferrer via the frame's sandbox and <base target>). */}
       <iframe
         key={remote ? 'remote' : 'local'}
-        title="Message (HTML)"
+        title={s.htmlFrame}
         class="html"
         sandbox="allow-popups allow-popups-to-escape-sandbox"
         referrerpolicy="no-referrer"

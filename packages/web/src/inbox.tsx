@@ -1,13 +1,27 @@
 // One address's mail: the list (live, paged, searchable) and the mail being read.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, metadataOf, type MailListItem } from './api.js';
-import { sender, when, type Run } from './format.js';
+import { sender, type Run } from './format.js';
+import { fullDate, when } from './intl.js';
 import { connectLive, type LiveState } from './live.js';
 import { LiveStatus } from './live-status.js';
 import { Reader } from './reader.js';
 import { Highlight, SearchBox, type Found } from './search-box.js';
+import { s } from './strings.js';
 
 const PAGE = 50;
+/** How often the list's relative times ("3 minutes ago") are brought up to date. */
+const CLOCK_MS = 30_000;
+
+/** The current time, moved every `ms`. */
+function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
 
 export function Inbox(props: { address: string; run: Run; reload: () => Promise<void> }) {
   const { address, run, reload } = props;
@@ -28,7 +42,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
   const [arrived, setArrived] = useState<ReadonlySet<string>>(new Set());
   const [unseen, setUnseen] = useState(0);
   useEffect(() => {
-    document.title = unseen > 0 ? `(${unseen}) temp-inbox` : 'temp-inbox';
+    document.title = s.title(unseen);
   }, [unseen]);
   useEffect(() => {
     const seen = () => {
@@ -61,7 +75,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               if (list.some((m) => m.uuid === item.uuid)) return list;
               setCount((c) => c + 1);
               const meta = metadataOf(item);
-              setAnnounced(`New mail from ${sender(item)}: ${meta.subject || '(no subject)'}`);
+              setAnnounced(s.newMail(sender(item), meta.subject || s.noSubject));
               if (document.hidden) setUnseen((n) => n + 1);
               setArrived((s) => new Set(s).add(item.uuid));
               return [item, ...list];
@@ -97,6 +111,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
       setCount(page.count);
     });
 
+  const now = useNow(CLOCK_MS);
   const shown = found ? found.results : mails;
   const current = shown.find((m) => m.uuid === selected) ?? mails.find((m) => m.uuid === selected);
   return (
@@ -104,10 +119,10 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
       <p class="sr" aria-live="polite" role="status">
         {announced}
       </p>
-      <section class="list" aria-label="Mail">
+      <section class="list" aria-label={s.mailList}>
         <div class="toolbar">
           <strong aria-live="polite">
-            {found ? `${found.count} found` : `${count} mail${count === 1 ? '' : 's'}`}
+            {found ? s.found(found.count) : s.mails(count)}
           </strong>
           <SearchBox onFound={onFound} onError={setSearchError} />
           <LiveStatus state={live} />
@@ -115,7 +130,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             type="button"
             disabled={count === 0}
             onClick={() => {
-              if (!confirm('Delete every mail of this address?')) return;
+              if (!confirm(s.confirmClear)) return;
               void run(async () => {
                 await api.clearInbox();
                 setMails([]);
@@ -124,7 +139,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               });
             }}
           >
-            Clear
+            {s.clear}
           </button>
         </div>
         {searchError && (
@@ -133,10 +148,12 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
           </p>
         )}
         {found && found.results.length === 0 ? (
-          <p class="empty">Nothing in this inbox matches “{found.query}”.</p>
+          <p class="empty">{s.noMatch(found.query)}</p>
         ) : shown.length === 0 ? (
           <p class="empty">
-            Waiting for mail to <strong>{address}</strong>…
+            {s.waitingBefore}
+            <strong>{address}</strong>
+            {s.waitingAfter}
           </p>
         ) : (
           <ul>
@@ -146,8 +163,10 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
                 <li key={m.uuid} class={`${m.uuid === selected ? 'selected' : ''}${arrived.has(m.uuid) ? ' arrived' : ''}`}>
                   <button type="button" class="item" onClick={() => setSelected(m.uuid)}>
                     <span class="from">{sender(m)}</span>
-                    <span class="time">{when(m.created_at)}</span>
-                    <span class="subject">{meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : '(no subject)'}</span>
+                    <time class="time" dateTime={m.created_at} title={fullDate(new Date(m.created_at))}>
+                      {when(m.created_at, now)}
+                    </time>
+                    <span class="subject">{meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : s.noSubject}</span>
                     <span class="preview">
                       <Highlight text={meta.preview} words={found?.words} />
                     </span>
@@ -160,11 +179,11 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
         )}
         {!found && mails.length < count && (
           <button type="button" class="more" onClick={() => void more()}>
-            Load more
+            {s.loadMore}
           </button>
         )}
       </section>
-      <section class="reader" aria-label="Message">
+      <section class="reader" aria-label={s.message}>
         {current ? (
           <Reader
             key={current.uuid}
@@ -178,7 +197,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             onBack={() => setSelected(undefined)}
           />
         ) : (
-          <p class="empty">Select a mail to read it.</p>
+          <p class="empty">{s.selectMail}</p>
         )}
       </section>
     </main>

@@ -2,6 +2,7 @@
 // that it is and when it is tried again (a polite live region for screen readers).
 import { useEffect, useState } from 'preact/hooks';
 import type { LiveState } from './live.js';
+import { s } from './strings.js';
 
 export function LiveStatus(props: { state: LiveState }) {
   const { state } = props;
@@ -13,16 +14,16 @@ export function LiveStatus(props: { state: LiveState }) {
   }, [state]);
   if (state.kind === 'live') {
     return (
-      <span class="live on" title="New mail appears here as it arrives">
-        live
+      <span class="live on" title={s.liveHint}>
+        {s.live}
       </span>
     );
   }
-  if (state.kind === 'connecting') return <span class="live">connecting…</span>;
+  if (state.kind === 'connecting') return <span class="live">{s.connecting}</span>;
   const seconds = Math.max(0, Math.ceil((state.until - now) / 1000));
   return (
     <span class="live off" role="status">
-      Live updates interrupted — checking for mail every few seconds; retrying {seconds > 0 ? `in ${seconds} s` : 'now'}
+      {s.interrupted(seconds)}
     </span>
   );
 }

@@ -1,6 +1,8 @@
 // The header panel of a mail: From, To, Cc, Reply-To, Date, Message-ID, and every
 // header on request.
 import type { Address, Email } from 'postal-mime';
+import { fullDate } from './intl.js';
+import { s } from './strings.js';
 
 const one = (a: Address): string[] => (a.group ? a.group.flatMap(one) : [a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? '')]);
 const list = (as: Address[] | undefined) => (as ?? []).flatMap(one).join(', ');
@@ -8,12 +10,12 @@ const list = (as: Address[] | undefined) => (as ?? []).flatMap(one).join(', ');
 export function MailHeaders(props: { email: Email; fallbackFrom: string }) {
   const { email, fallbackFrom } = props;
   const rows: [string, string][] = [
-    ['From', email.from ? list([email.from]) : fallbackFrom],
-    ['To', list(email.to)],
-    ['Cc', list(email.cc)],
-    ['Reply-To', list(email.replyTo)],
-    ['Date', email.date ? new Date(email.date).toLocaleString() : ''],
-    ['Message-ID', email.messageId ?? ''],
+    [s.header.from, email.from ? list([email.from]) : fallbackFrom],
+    [s.header.to, list(email.to)],
+    [s.header.cc, list(email.cc)],
+    [s.header.replyTo, list(email.replyTo)],
+    [s.header.date, email.date ? fullDate(new Date(email.date)) || email.date : ''],
+    [s.header.messageId, email.messageId ?? ''],
   ];
   return (
     <>
@@ -28,7 +30,7 @@ export function MailHeaders(props: { email: Email; fallbackFrom: string }) {
           ))}
       </dl>
       <details class="all-headers">
-        <summary>All headers</summary>
+        <summary>{s.allHeaders}</summary>
         <dl>
           {email.headers.map((h, i) => (
             <div key={i}>

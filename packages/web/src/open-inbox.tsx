@@ -4,6 +4,7 @@
 // access log), and is removed from the address bar before anything else happens.
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
+import { s } from './strings.js';
 
 /** The token of a `#token=…` link, once: the fragment is cleared from the address bar and the history entry. */
 export function takeTokenFromHash(): string | undefined {
@@ -27,14 +28,14 @@ export function OpenInbox(props: { busy: boolean; run: (f: () => Promise<unknown
   };
   return (
     <details class="open-inbox">
-      <summary>Open an inbox</summary>
+      <summary>{s.openInbox}</summary>
       <form onSubmit={open}>
         <label>
-          <span>Token of an inbox made with the API, SDK or CLI</span>
+          <span>{s.openInboxToken}</span>
           <input type="password" autoComplete="off" spellcheck={false} required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
         </label>
         <button type="submit" disabled={busy || !token.trim()}>
-          Open
+          {s.open}
         </button>
       </form>
     </details>

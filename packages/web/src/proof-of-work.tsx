@@ -4,6 +4,7 @@
 import type { PowChallenge, PowSolution } from '@temp-inbox/api';
 import { api } from './api.js';
 import type { PowWorkerMessage } from './pow-worker.js';
+import { s } from './strings.js';
 
 export type PowState = { kind: 'idle' } | { kind: 'solving'; fraction: number } | { kind: 'solved'; took: number } | { kind: 'failed' };
 
@@ -18,9 +19,9 @@ export async function solveProofOfWork(onState: (state: PowState) => void): Prom
         const m = event.data;
         if (m.type === 'progress') onState({ kind: 'solving', fraction: Math.min(1, m.tried / challenge.maxnumber) });
         else if (m.type === 'solved') resolve(m);
-        else reject(new Error(m.message));
+        else reject(new Error(s.powFailed[m.reason]));
       };
-      worker.onerror = () => reject(new Error('The anti-bot check could not run in this browser.'));
+      worker.onerror = () => reject(new Error(s.powUnsupported));
       worker.postMessage({ challenge } satisfies { challenge: PowChallenge });
     });
     onState({ kind: 'solved', took: solved.took });
@@ -45,10 +46,10 @@ function solutionOf(c: PowChallenge, solved: { number: number; took: number }): 
 export function PowStatus(props: { state: PowState }) {
   const { state } = props;
   const text =
-    state.kind === 'solving' ? 'Checking this browser is not a bot…' : state.kind === 'solved' ? `Anti-bot check passed in ${(state.took / 1000).toFixed(1)} s.` : '';
+    state.kind === 'solving' ? s.powRunning : state.kind === 'solved' ? s.powPassed(state.took / 1000) : '';
   return (
     <span class="pow">
-      {state.kind === 'solving' && <progress aria-label="Anti-bot check" max={1} value={state.fraction} />}
+      {state.kind === 'solving' && <progress aria-label={s.powLabel} max={1} value={state.fraction} />}
       <span role="status" class={state.kind === 'solving' ? '' : 'sr'}>
         {text}
       </span>

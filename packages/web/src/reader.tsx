@@ -4,9 +4,11 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import PostalMime, { type Email } from 'postal-mime';
 import { api, metadataOf, type FullMail, type MailListItem } from './api.js';
 import { CopyChip } from './copy-chip.js';
-import { when, type Run } from './format.js';
+import type { Run } from './format.js';
 import { HtmlView } from './html-view.js';
+import { bytes, fullDate } from './intl.js';
 import { MailHeaders } from './mail-headers.js';
+import { s } from './strings.js';
 import { ViewTabs } from './view-tabs.js';
 
 type View = 'html' | 'text' | 'raw';
@@ -52,15 +54,15 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
       <header class="mail-head">
         {onBack && (
           <button type="button" class="back" onClick={onBack}>
-            ← Inbox
+            {s.back}
           </button>
         )}
-        <h2>{meta.subject || '(no subject)'}</h2>
+        <h2>{meta.subject || s.noSubject}</h2>
         {email ? (
           <MailHeaders email={email} fallbackFrom={meta.from.address || item.source} />
         ) : (
           <p>
-            From <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong> · {when(item.created_at)}
+            {s.from} <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong> · {fullDate(new Date(item.created_at))}
           </p>
         )}
         <div class="actions">
@@ -74,48 +76,48 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
               })
             }
           >
-            Delete
+            {s.delete}
           </button>
         </div>
       </header>
       {meta.codes.length > 0 && (
         <p class="codes">
-          Codes:{' '}
+          {s.codes}{' '}
           {meta.codes.map((c) => (
-            <CopyChip key={c} value={c} label={`code ${c}`} />
+            <CopyChip key={c} value={c} label={s.code(c)} />
           ))}
         </p>
       )}
       {listed.length > 0 && (
-        <ul class="attachments" aria-label="Attachments">
+        <ul class="attachments" aria-label={s.attachments}>
           {listed.map((a) => (
             <li key={a.id}>
               <span class="file-type" aria-hidden="true">
-                {(a.filename.split('.').pop() ?? '').slice(0, 4).toUpperCase() || 'FILE'}
+                {(a.filename.split('.').pop() ?? '').slice(0, 4).toUpperCase() || s.fileType}
               </span>
               <a href={api.attachmentUrl(item.uuid, a.id)} download={a.filename}>
-                {a.filename || 'attachment'}
+                {a.filename || s.attachment}
               </a>{' '}
               <span class="muted">
-                {a.content_type}, {a.size.toLocaleString()} bytes
+                {a.content_type}, {bytes(a.size)}
               </span>
             </li>
           ))}
         </ul>
       )}
       <ViewTabs
-        label="Views of the message"
+        label={s.views}
         idPrefix={`view-${item.uuid}`}
         selected={view}
         onSelect={setView}
         tabs={[
-          { key: 'html', label: 'HTML', disabled: !meta.has_html },
-          { key: 'text', label: 'Text' },
-          { key: 'raw', label: 'Source' },
+          { key: 'html', label: s.viewHtml, disabled: !meta.has_html },
+          { key: 'text', label: s.viewText },
+          { key: 'raw', label: s.viewSource },
         ]}
       >
         {!full || !email ? (
-          <p class="muted">Loading…</p>
+          <p class="muted">{s.loading}</p>
         ) : view === 'html' && email.html ? (
           <HtmlView html={email.html} attachments={email.attachments} />
         ) : view === 'raw' ? (
@@ -123,7 +125,7 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
             {eml && (
               <p>
                 <a href={eml} download={`${item.uuid}.eml`}>
-                  Download .eml
+                  {s.downloadEml}
                 </a>
               </p>
             )}

@@ -2,6 +2,7 @@
 // replace the list while it holds words, and the words marked where they match.
 import { useEffect, useState } from 'preact/hooks';
 import { api, type MailListItem } from './api.js';
+import { s } from './strings.js';
 
 export interface Found {
   query: string;
@@ -41,8 +42,8 @@ export function SearchBox(props: { onFound: (found: Found | undefined) => void; 
     <input
       type="search"
       class="search"
-      aria-label="Search this inbox"
-      placeholder="Search"
+      aria-label={s.searchLabel}
+      placeholder={s.searchPlaceholder}
       maxLength={200}
       value={query}
       onInput={(e) => setQuery((e.target as HTMLInputElement).value)}

@@ -1,6 +1,7 @@
 // Cloudflare Turnstile, shown only when the server has TURNSTILE_SITE_KEY set: its
 // token is sent as cf_token with POST /api/new_address.
 import { useEffect, useRef } from 'preact/hooks';
+import { s } from './strings.js';
 
 interface TurnstileApi {
   render(el: HTMLElement, opts: { sitekey: string; callback: (token: string) => void; 'expired-callback': () => void }): string;
@@ -17,15 +18,15 @@ let loading: Promise<TurnstileApi> | undefined;
 
 function load(): Promise<TurnstileApi> {
   loading ??= new Promise((resolve, reject) => {
-    const s = document.createElement('script');
-    s.src = SCRIPT;
-    s.async = true;
-    s.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error('The challenge did not load.')));
-    s.onerror = () => {
+    const script = document.createElement('script');
+    script.src = SCRIPT;
+    script.async = true;
+    script.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error(s.challengeDidNotLoad)));
+    script.onerror = () => {
       loading = undefined;
-      reject(new Error('The challenge could not be loaded.'));
+      reject(new Error(s.challengeCouldNotLoad));
     };
-    document.head.appendChild(s);
+    document.head.appendChild(script);
   });
   return loading;
 }

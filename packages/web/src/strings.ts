@@ -1,0 +1,92 @@
+// Every word the page shows or reads out, in one place: components import `s` and never
+// write user-visible text themselves (web-strings.test.ts checks that), so translating
+// the page is translating this file. Numbers, dates and relative times are not written
+// here but formatted by Intl in the browser's locale (format.ts).
+import { count, relative } from './intl.js';
+
+export const s = {
+  appName: 'temp-inbox',
+  loading: 'Loading…',
+  /** The tab's title, with the number of unread mails when there are any. */
+  title: (unread: number) => (unread > 0 ? `(${count(unread)}) temp-inbox` : 'temp-inbox'),
+  tryAgainIn: (seconds: number) => ` (try again ${relative(seconds, 'second')})`,
+
+  // Welcome (no address yet).
+  welcomeTitle: 'A disposable inbox, ready in one click',
+  welcomeText: 'Create an address above, give it to any site, and its mail appears here the moment it arrives. Nothing to sign up for; addresses and mail expire on their own.',
+
+  // Header: the session's addresses, creating one.
+  address: 'Address',
+  activeAddress: 'Active address',
+  copy: 'Copy',
+  copyAddress: 'Copy the address',
+  deleteAddress: 'Delete address',
+  confirmDeleteAddress: (address: string) => `Delete ${address} and all its mail?`,
+  forget: 'Forget',
+  forgetHint: 'Forget these addresses in this browser (they keep receiving mail until they expire)',
+  nameOptional: 'Name (optional)',
+  namePlaceholder: 'name (optional)',
+  domain: 'Domain',
+  newAddress: 'New address',
+
+  // Open an inbox made elsewhere.
+  openInbox: 'Open an inbox',
+  openInboxToken: 'Token of an inbox made with the API, SDK or CLI',
+  open: 'Open',
+
+  // The bot checks.
+  powRunning: 'Checking this browser is not a bot…',
+  powPassed: (seconds: number) => `Anti-bot check passed in ${count(seconds, 1)} s.`,
+  powLabel: 'Anti-bot check',
+  powUnsupported: 'The anti-bot check could not run in this browser.',
+  powFailed: { insecure: 'The anti-bot check needs this page over HTTPS.', unsolved: 'The anti-bot check found no solution; try again.', error: 'The anti-bot check failed in this browser.' },
+  challengeDidNotLoad: 'The challenge did not load.',
+  challengeCouldNotLoad: 'The challenge could not be loaded.',
+
+  // The list.
+  mailList: 'Mail',
+  mails: (n: number) => `${count(n)} ${n === 1 ? 'mail' : 'mails'}`,
+  found: (n: number) => `${count(n)} found`,
+  searchLabel: 'Search this inbox',
+  searchPlaceholder: 'Search',
+  clear: 'Clear',
+  confirmClear: 'Delete every mail of this address?',
+  noMatch: (query: string) => `Nothing in this inbox matches “${query}”.`,
+  /** "Waiting for mail to <address>…", around the address (shown in bold). */
+  waitingBefore: 'Waiting for mail to ',
+  waitingAfter: '…',
+  loadMore: 'Load more',
+  newMail: (from: string, subject: string) => `New mail from ${from}: ${subject}`,
+  noSubject: '(no subject)',
+  unknownSender: '(unknown sender)',
+
+  // The live connection.
+  live: 'live',
+  liveHint: 'New mail appears here as it arrives',
+  connecting: 'connecting…',
+  interrupted: (seconds: number) => `Live updates interrupted — checking for mail every few seconds; retrying ${relative(seconds, 'second')}`,
+
+  // Reading a mail.
+  message: 'Message',
+  selectMail: 'Select a mail to read it.',
+  back: '← Inbox',
+  from: 'From',
+  delete: 'Delete',
+  codes: 'Codes:',
+  code: (c: string) => `code ${c}`,
+  copyValue: (what: string) => `Copy ${what}`,
+  copied: ' Copied',
+  attachments: 'Attachments',
+  attachment: 'attachment',
+  fileType: 'FILE',
+  views: 'Views of the message',
+  viewHtml: 'HTML',
+  viewText: 'Text',
+  viewSource: 'Source',
+  downloadEml: 'Download .eml',
+  remoteBlocked: 'Remote content blocked.',
+  loadRemote: 'Load',
+  htmlFrame: 'Message (HTML)',
+  allHeaders: 'All headers',
+  header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', messageId: 'Message-ID' },
+} as const;
