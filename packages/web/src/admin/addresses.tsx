@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { AdminAddress, AdminApi } from './api.js';
 import { bytes, mailDomains, when } from './api.js';
-import type { Report } from './app.js';
+import { Pager } from './pager.js';
+import type { Report } from './report.js';
 import { Mailbox } from './mailbox.js';
 
 const PAGE = 20;
@@ -152,14 +153,7 @@ export function Addresses({ api, report }: { api: AdminApi; report: Report }) {
               ))}
             </tbody>
           </table>
-          <div class="pager">
-            <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-              Newer
-            </button>
-            <button type="button" disabled={offset + PAGE >= page.count} onClick={() => setOffset(offset + PAGE)}>
-              Older
-            </button>
-          </div>
+          <Pager offset={offset} size={PAGE} count={page.count} onMove={setOffset} />
         </>
       )}
       {open && <Mailbox api={api} report={report} address={open} onClose={() => setOpen(null)} />}

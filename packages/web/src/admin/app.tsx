@@ -6,15 +6,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { Addresses } from './addresses.js';
 import { AdminError, adminApi, savedToken } from './api.js';
 import { Blocks } from './blocks.js';
+import type { Report } from './report.js';
 import { SignIn } from './sign-in.js';
 import { Stats } from './stats.js';
-
-export interface Report {
-  /** Announces an action done (and clears the error). */
-  done(message: string): void;
-  /** Shows a failed request; a refused token signs out. */
-  failed(err: unknown): void;
-}
 
 export function AdminApp() {
   const [token, setToken] = useState<string | null>(() => savedToken.get());

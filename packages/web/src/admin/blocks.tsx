@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { AdminApi, Block, BlockKind } from './api.js';
 import { when } from './api.js';
-import type { Report } from './app.js';
+import type { Report } from './report.js';
 
 const KINDS: { kind: BlockKind; label: string; example: string }[] = [
   { kind: 'sender', label: 'Sender address', example: 'alice@spam.example' },

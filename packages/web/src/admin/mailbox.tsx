@@ -3,7 +3,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AdminAddress, AdminApi, FullMail, MailListItem, MailMetadata } from './api.js';
 import { bytes, when } from './api.js';
-import type { Report } from './app.js';
+import { Pager } from './pager.js';
+import type { Report } from './report.js';
 
 const PAGE = 20;
 
@@ -106,14 +107,7 @@ export function Mailbox({ api, report, address, onClose }: { api: AdminApi; repo
               })}
             </tbody>
           </table>
-          <div class="pager">
-            <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-              Newer
-            </button>
-            <button type="button" disabled={offset + PAGE >= page.count} onClick={() => setOffset(offset + PAGE)}>
-              Older
-            </button>
-          </div>
+          <Pager offset={offset} size={PAGE} count={page.count} onMove={setOffset} />
         </>
       )}
       {reading && <MailView mail={reading} />}

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { AdminApi, AdminStats } from './api.js';
 import { bytes } from './api.js';
-import type { Report } from './app.js';
+import type { Report } from './report.js';
 
 export function Stats({ api, report, changes }: { api: AdminApi; report: Report; changes: number }) {
   const [stats, setStats] = useState<AdminStats | null>(null);
