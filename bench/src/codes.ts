@@ -6,28 +6,13 @@
 // among `links`, and first in them. Quick and full runs are the same.
 //
 //   node --import tsx bench/src/run.ts --only=codes
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildMetadata, parseMessage } from '../../packages/server/dist/mail/metadata.js';
-import { ROOT } from './lib/paths.js';
+import { corpusFiles, expectations, readCorpusMail } from '../../packages/server/test/fixtures/codes-corpus/corpus.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 
-const CORPUS = join(ROOT, 'packages', 'server', 'test', 'fixtures', 'codes-corpus');
-
-interface Expectation {
-  language: string;
-  kind: string;
-  written: string;
-  codes: string[];
-  link?: string;
-}
-
 export const codes: Bench = async ({ log }) => {
-  const expectations = JSON.parse(readFileSync(join(CORPUS, 'expectations.json'), 'utf8')) as Record<string, Expectation>;
-  const files = readdirSync(CORPUS)
-    .filter((f) => f.endsWith('.eml'))
-    .sort();
+  const files = corpusFiles;
   let found = 0;
   let reported = 0;
   let expected = 0;
@@ -39,7 +24,7 @@ export const codes: Bench = async ({ log }) => {
   for (const file of files) {
     const e = expectations[file];
     if (!e) throw new Error(`${file} has no entry in expectations.json`);
-    const raw = readFileSync(join(CORPUS, file));
+    const raw = readCorpusMail(file);
     const t0 = performance.now();
     const m = buildMetadata(await parseMessage(raw), raw.length);
     ms += performance.now() - t0;
@@ -82,5 +67,5 @@ export const codes: Bench = async ({ log }) => {
         values: { links, linkListed, linkFirst },
       },
   ];
-  return { rows, details: { corpus: CORPUS, msPerMail: ms / files.length, wrong } };
+  return { rows, details: { corpus: 'packages/server/test/fixtures/codes-corpus', msPerMail: ms / files.length, wrong } };
 };

@@ -6,30 +6,12 @@
 // and extraction time on inputs aimed at them.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { extractCodes, SCAN_CHARS } from '../src/mail/extract.js';
 import { buildMetadata, parseMessage } from '../src/mail/metadata.js';
-
-const DIR = fileURLToPath(new URL('./fixtures/codes-corpus/', import.meta.url));
-
-interface Expectation {
-  language: string;
-  kind: string;
-  /** "with the rules", or "holdout 1" / "holdout 2": written before the rules were tuned for it. */
-  written: string;
-  codes: string[];
-  /** The link a test would follow; extraction keeps links in order of appearance, so only its presence is asserted. */
-  link?: string;
-}
-
-const expectations = JSON.parse(readFileSync(`${DIR}expectations.json`, 'utf8')) as Record<string, Expectation>;
-const files = readdirSync(DIR)
-  .filter((f) => f.endsWith('.eml'))
-  .sort();
+import { corpusFiles as files, expectations, readCorpusMail } from './fixtures/codes-corpus/corpus.js';
 
 async function metadataOf(file: string) {
-  const raw = readFileSync(`${DIR}${file}`);
+  const raw = readCorpusMail(file);
   return buildMetadata(await parseMessage(raw), raw.length);
 }
 
