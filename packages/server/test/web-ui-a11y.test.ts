@@ -51,7 +51,9 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
   const suite = serverAndBrowser({ ADMIN_TOKEN });
 
   async function contextFor(scheme: 'light' | 'dark', viewport?: { width: number; height: number }): Promise<BrowserContext> {
-    return suite.browser.newContext({ colorScheme: scheme, ...(viewport ? { viewport } : {}) });
+    const context = await suite.browser.newContext({ colorScheme: scheme, ...(viewport ? { viewport } : {}) });
+    await context.grantPermissions(['notifications'], { origin: suite.server.httpUrl });
+    return context;
   }
 
   /** Collects axe's violations on the page under a name, to report them all at once. */
@@ -92,6 +94,9 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
       await page.getByText(`Waiting for mail to ${made.address}`).waitFor();
       await page.locator('.live.on').waitFor();
       await found.check(page, 'empty inbox');
+      await page.getByRole('button', { name: 'Notify' }).click();
+      await page.locator('button.notify[aria-pressed="true"]').waitFor();
+      await found.check(page, 'notifications on');
 
       const html = '<p>Your code is <b>482913</b>.</p><p><img src="https://tracker.example/p.gif" alt=""></p><p><a href="https://app.example/confirm">Confirm</a></p>';
       await sendMail(suite.server.smtpPort, { to: [made.address], message: mail(made.address, 'Welcome aboard', html) });
@@ -168,7 +173,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
     const el = document.activeElement;
     if (!el || el === document.body) return null;
     if (el.tagName === 'IFRAME') return { name: 'iframe: ' + el.getAttribute('title'), ring: 'inside the frame' };
-    const name = (el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].textContent) || el.getAttribute('title') || el.textContent || el.tagName).trim().replace(/\\s+/g, ' ').slice(0, 60);
+    const name = (el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].textContent) || el.textContent.trim() || el.getAttribute('title') || el.tagName).trim().replace(/\\s+/g, ' ').slice(0, 60);
     const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
     const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
     let bg = null;
@@ -204,7 +209,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
         if (f.ring === 'inside the frame') break;
       }
       const names = reached.map((r) => r.name);
-      const wanted = ['Active address', 'Copy the address', 'Delete address', 'Forget', 'Open an inbox', 'Token of an inbox', 'Name (optional)', 'New address', 'Search this inbox', 'Clear', 'All headers', 'Copy code 482913', 'invoice.pdf', 'HTML', 'Load', 'iframe: Message (HTML)'];
+      const wanted = ['Active address', 'Copy', 'Delete address', 'Forget', 'Notify', 'Open an inbox', 'Token of an inbox', 'Name (optional)', 'New address', 'Search this inbox', 'Clear', 'All headers', '482913', 'invoice.pdf', 'HTML', 'Load', 'iframe: Message (HTML)'];
       for (const want of wanted) assert.ok(names.some((n) => n.startsWith(want)), `Tab reaches "${want}"; it reached: ${names.join(' | ')}`);
       assert.ok(names.some((n) => n.includes('Focus me')), 'Tab reaches the mail in the list');
       assert.ok(names.includes('Delete'), "Tab reaches the mail's Delete");

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, type SessionListing, type UiConfig } from './api.js';
 import { copy, type Run } from './format.js';
+import { useNotifications } from './notify.js';
 import { OpenInbox } from './open-inbox.js';
 import { PowStatus, solveProofOfWork, type PowState } from './proof-of-work.js';
 import { s } from './strings.js';
@@ -28,6 +29,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
   const challenge = config.turnstileSiteKey;
   const pow = config.challenge === 'pow';
   const [powState, setPowState] = useState<PowState>({ kind: 'idle' });
+  const [notify, toggleNotify] = useNotifications();
 
   const create = (e: Event) => {
     e.preventDefault();
@@ -104,6 +106,14 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
           >
             {s.forget}
           </button>
+          {notify !== 'unsupported' && (
+            <button type="button" class="notify" aria-pressed={notify === 'on'} title={s.notifyHint[notify]} onClick={() => void run(toggleNotify)}>
+              <svg aria-hidden="true" viewBox="0 0 16 16" width="14" height="14">
+                <path fill="currentColor" d="M8 1.5a4.5 4.5 0 0 0-4.5 4.5v2.6L2 11v1h12v-1l-1.5-2.4V6A4.5 4.5 0 0 0 8 1.5ZM6.3 13a1.75 1.75 0 0 0 3.4 0Z" />
+              </svg>{' '}
+              {s.notify}
+            </button>
+          )}
         </div>
       )}
       <form class="create" onSubmit={create}>

@@ -5,6 +5,7 @@ import { sender, type Run } from './format.js';
 import { fullDate, when } from './intl.js';
 import { connectLive, type LiveState } from './live.js';
 import { LiveStatus } from './live-status.js';
+import { notifyNewMail } from './notify.js';
 import { Reader } from './reader.js';
 import { Highlight, SearchBox, type Found } from './search-box.js';
 import { s } from './strings.js';
@@ -77,6 +78,10 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               const meta = metadataOf(item);
               setAnnounced(s.newMail(sender(item), meta.subject || s.noSubject));
               if (document.hidden) setUnseen((n) => n + 1);
+              // A click on the notification opens the mail, in the list even while a search is shown.
+              notifyNewMail({ uuid: item.uuid, from: sender(item), subject: meta.subject || s.noSubject }, () => {
+                setSelected(item.uuid);
+              });
               setArrived((s) => new Set(s).add(item.uuid));
               return [item, ...list];
             });

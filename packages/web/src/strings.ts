@@ -29,6 +29,11 @@ export const s = {
   domain: 'Domain',
   newAddress: 'New address',
 
+  // Desktop notifications (notify.ts): a toggle whose name stays the same, its state in aria-pressed.
+  notify: 'Notify',
+  notifyHint: { off: 'Show a desktop notification when mail arrives while this tab is in the background', on: 'Desktop notifications of new mail are on; click to turn them off', blocked: 'Notifications are blocked for this site in the browser’s settings' },
+  notifyBlocked: 'Notifications are blocked for this site: allow them in the browser’s site settings, then press Notify again.',
+
   // Open an inbox made elsewhere.
   openInbox: 'Open an inbox',
   openInboxToken: 'Token of an inbox made with the API, SDK or CLI',
