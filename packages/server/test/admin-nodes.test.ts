@@ -3,14 +3,13 @@
 // within the block list's refresh (REFRESH_MS, read from the database), and at once by
 // the node it was made on; its removal likewise. Addresses, mail and statistics read
 // through either node are the same.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { REFRESH_MS } from '../src/blocks/block-list.js';
 import { ADMIN_TOKEN, adminRequest } from './helpers/admin.js';
-import { createAddress, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
-import { PG_URL, REDIS_URL, skipUnless } from './helpers/services.js';
+import { createAddress, message, sendMail, SmtpClient, type TestServer } from './helpers/harness.js';
+import { twoNodes } from './helpers/nodes.js';
+import { skipUnless } from './helpers/services.js';
 
 // Without PostgreSQL or Redis the cases are registered as skipped, with the reason.
 const skip = await skipUnless('postgres', 'redis');
@@ -38,31 +37,12 @@ async function until(node: TestServer, sender: string, want: RegExp, limitMs: nu
 }
 
 describe('admin on two nodes (PostgreSQL + Redis)', () => {
-  const schema = `adm_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const env = {
-    ADMIN_TOKEN,
-    DATABASE_URL: PG_URL,
-    DATABASE_SCHEMA: schema,
-    REDIS_URL,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    SESSION_SECRET: randomBytes(32).toString('hex'),
-  };
+  const nodes = twoNodes('adm', skip, { ADMIN_TOKEN });
   let a: TestServer;
   let b: TestServer;
-
-  before(async () => {
+  before(() => {
     if (skip) return;
-    a = await startTestServer(env);
-    b = await startTestServer(env);
-  });
-  after(async () => {
-    if (skip) return;
-    await a?.close();
-    await b?.close();
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    ({ a, b } = nodes);
   });
 
   it('a block made on one node refuses mail on the other within the refresh, and on its own node at once', { skip }, async () => {

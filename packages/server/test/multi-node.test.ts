@@ -1,41 +1,22 @@
 // Several nodes on one PostgreSQL database and one Redis (docs/decisions.md "Parts"):
 // whatever one node stores or decides, every other node sees at once.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { CookieJar, createAddress, message, request, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
-import { PG_URL, REDIS_URL, skipUnless } from './helpers/services.js';
+import { CookieJar, createAddress, message, request, sendMail, SmtpClient, type TestServer } from './helpers/harness.js';
+import { twoNodes } from './helpers/nodes.js';
+import { skipUnless } from './helpers/services.js';
 import { openEventStream } from './helpers/event-stream.js';
 
 // Without PostgreSQL or Redis the cases are registered as skipped, with the reason.
 const skip = await skipUnless('postgres', 'redis');
 
 describe('two nodes on PostgreSQL + Redis', () => {
-  const schema = `mn_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const env = {
-    DATABASE_URL: PG_URL,
-    DATABASE_SCHEMA: schema,
-    REDIS_URL,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    SESSION_SECRET: randomBytes(32).toString('hex'),
-  };
+  const nodes = twoNodes('mn', skip);
   let a: TestServer;
   let b: TestServer;
-
-  before(async () => {
+  before(() => {
     if (skip) return;
-    a = await startTestServer(env);
-    b = await startTestServer(env);
-  });
-  after(async () => {
-    if (skip) return;
-    await a?.close();
-    await b?.close();
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
+    ({ a, b } = nodes);
   });
 
   it('reports PostgreSQL as its store and is healthy', { skip }, async () => {
