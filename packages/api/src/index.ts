@@ -211,6 +211,36 @@ export const AttachmentInfo = Type.Object({
 });
 export type AttachmentInfo = Static<typeof AttachmentInfo>;
 
+// Mail authentication verdicts (docs/decisions.md "Authentication verdicts"): the
+// RFC 8601 result words, computed when the mail arrives, before its 250.
+export const AUTH_RESULTS = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror'] as const;
+export const AuthResult = Type.Union(
+  AUTH_RESULTS.map((r) => Type.Literal(r)),
+  { description: 'An RFC 8601 result word. temperror: DNS did not answer within the budget (2 s per mail); permerror: a record or signature that cannot be used.' },
+);
+export type AuthResult = Static<typeof AuthResult>;
+
+export const DkimVerdict = Type.Object({
+  domain: Type.String({ description: 'The signing domain (d=), at most 253 characters.' }),
+  selector: Type.String({ description: 'The selector (s=), at most 63 characters.' }),
+  result: AuthResult,
+});
+export type DkimVerdict = Static<typeof DkimVerdict>;
+
+export const MailAuth = Type.Object(
+  {
+    spf: AuthResult,
+    dkim: Type.Array(DkimVerdict, { maxItems: 10, description: 'One entry per DKIM-Signature, in header order (at most 10); empty when the mail is not signed.' }),
+    dmarc: AuthResult,
+    arc: AuthResult,
+  },
+  {
+    description:
+      'SPF (of MAIL FROM, or of HELO for a null sender), DKIM, DMARC and the ARC chain, as this server computed them when the mail arrived. Absent on mail stored before they were computed and when AUTH_CHECKS=off.',
+  },
+);
+export type MailAuth = Static<typeof MailAuth>;
+
 /** The object encoded in every mail's `metadata` string. */
 export const MailMetadata = Type.Object({
   subject: Type.String({ description: 'Decoded subject (RFC 2047).' }),
@@ -227,6 +257,7 @@ export const MailMetadata = Type.Object({
   ),
   codes: Type.Array(Type.String(), { description: 'Verification codes found in the decoded text (each near a code word), in order of appearance.' }),
   links: Type.Array(Type.String(), { description: 'http(s) links found in the text and HTML, in order of appearance.' }),
+  auth: Type.Optional(MailAuth),
 });
 export type MailMetadata = Static<typeof MailMetadata>;
 
@@ -278,6 +309,8 @@ export const ParsedMail = Type.Composite([
     seen: MailListItem.properties.seen,
   }),
   ParsedMailContent,
+  // From the stored metadata, not the parse: the verdicts of the mail's arrival.
+  Type.Object({ auth: Type.Optional(MailAuth) }),
 ]);
 export type ParsedMail = Static<typeof ParsedMail>;
 

@@ -15,6 +15,7 @@ import { buildHttp, type App } from './http/app.js';
 import { createMetrics } from './observability/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createWindowLimiter } from './limits/window-limiter.js';
+import { createMailAuthenticator } from './mail/auth.js';
 import { createEventBus } from './mail/events.js';
 import { createMessageParser } from './mail/parse.js';
 import { createMailService, type MailService } from './mail/service.js';
@@ -76,11 +77,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const now = opts.now ?? Date.now;
     const parser = createMessageParser({ threads: config.parseThreads, timeoutMs: config.parseTimeoutMs });
     cleanups.unshift(() => parser.close());
+    const authenticator = config.authChecks
+      ? createMailAuthenticator({ dnsServers: config.dnsServers, mta: config.smtpHostname, cpuMs: config.parseTimeoutMs })
+      : undefined;
+    if (authenticator) cleanups.unshift(() => authenticator.close());
     // The operators' blocks, refused at SMTP MAIL FROM; read from the database, so every node honours them.
     const blocks = createBlockList(store, { logger });
     const mail = createMailService({
       blocks,
       parser,
+      authenticator,
       quota: { maxMails: config.addressMaxMails, maxBytes: config.addressMaxBytes },
       tokenMaxLength: config.jwtMaxLength,
       plusAddressing: config.plusAddressing,

@@ -61,6 +61,29 @@ describe('configuration', () => {
     assert.equal(parseTrustProxy('2'), 2);
   });
 
+  it('reads AUTH_CHECKS and DNS_SERVERS (ip, ip:port, IPv6 bare or as [addr]:port)', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.authChecks, true);
+    assert.equal(defaults.dnsServers, undefined, 'unset: the system resolvers');
+    assert.equal(loadConfig({ AUTH_CHECKS: 'off' }).authChecks, false);
+    assert.equal(loadConfig({ AUTH_CHECKS: 'on' }).authChecks, true);
+    assert.deepEqual(loadConfig({ DNS_SERVERS: '192.0.2.1, 127.0.0.1:5353,2001:db8::1,[2001:db8::2]:53,[::1]' }).dnsServers, [
+      '192.0.2.1',
+      '127.0.0.1:5353',
+      '2001:db8::1',
+      '[2001:db8::2]:53',
+      '::1',
+    ]);
+    assert.equal(loadConfig({ DNS_SERVERS: '' }).dnsServers, undefined);
+    for (const value of ['dns.example', '127.0.0.1:0', '127.0.0.1:65536', '127.0.0.1:', '1.2.3.4,,5.6.7.8', '[1.2.3.4]:53', '2001:db8::1:53x', '[2001:db8::1]:', 'x:53', Array(9).fill('127.0.0.1').join(',')]) {
+      assert.throws(
+        () => loadConfig({ DNS_SERVERS: value }),
+        (err: unknown) => err instanceof ConfigError && err.message.startsWith('DNS_SERVERS is invalid: expected a comma list of up to 8 resolvers'),
+        value,
+      );
+    }
+  });
+
   const bad: [string, string][] = [
     ['HTTP_PORT', '70000'],
     ['SMTP_PORT', 'abc'],
@@ -79,6 +102,8 @@ describe('configuration', () => {
     ['JWT_SECRET', 'short'],
     ['TURNSTILE_VERIFY_URL', 'ftp://x'],
     ['LOG_LEVEL', 'loud'],
+    ['AUTH_CHECKS', 'sometimes'],
+    ['DNS_SERVERS', 'resolver.example'],
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value} with one line naming the variable`, () => {

@@ -79,6 +79,10 @@ export interface Config {
   addressMaxMails: number;
   addressMaxBytes: number;
   parseTimeoutMs: number;
+  /** AUTH_CHECKS: SPF, DKIM, DMARC and ARC verdicts of incoming mail. */
+  authChecks: boolean;
+  /** DNS_SERVERS for those checks, in node:dns setServers form; undefined: the system's. */
+  dnsServers: string[] | undefined;
   parseThreads: number;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   smtpMaxLineBytes: number;

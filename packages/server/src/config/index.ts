@@ -6,7 +6,7 @@ import { CONFIG_VARIABLES, type VariableSpec } from './variables.js';
 import { ConfigError } from './values.js';
 
 export { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
-export { ConfigError, parseCorsOrigins, parseRateLimit, parseTrustProxy, type CorsOrigins, type RateLimitRule, type TrustProxy } from './values.js';
+export { ConfigError, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, type CorsOrigins, type RateLimitRule, type TrustProxy } from './values.js';
 export { CONFIG_VARIABLES, DEFAULT_BLOCKLIST, type VariableSpec } from './variables.js';
 
 /** The raw value a variable has when the environment does not set it ('' = unset). */

@@ -127,6 +127,32 @@ export function parseCorsOrigins(raw: string): CorsOrigins | undefined {
   ];
 }
 
+/** Resolvers listed at most in DNS_SERVERS. */
+export const MAX_DNS_SERVERS = 8;
+
+/**
+ * DNS_SERVERS: a comma list of `ip` or `ip:port`, an IPv6 address bare or as
+ * `[addr]:port`; each in the form node:dns's setServers takes. Unset: the system's.
+ */
+export function parseDnsServers(raw: string): string[] | undefined {
+  if (raw.trim() === '') return undefined;
+  const accepts = `a comma list of up to ${MAX_DNS_SERVERS} resolvers, each an IP address with an optional port (192.0.2.1, 192.0.2.1:53, 2001:db8::1, [2001:db8::1]:53)`;
+  const list = raw.split(',').map((s) => s.trim());
+  if (list.length > MAX_DNS_SERVERS || list.some((s) => s === '')) throw new ConfigError(accepts);
+  const validPort = (p: string) => /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535;
+  return list.map((entry) => {
+    const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+    if (v6) {
+      if (isIP(v6[1]!) !== 6 || (v6[2] !== undefined && !validPort(v6[2]))) throw new ConfigError(accepts);
+      return v6[2] === undefined ? v6[1]! : `[${v6[1]}]:${Number(v6[2])}`;
+    }
+    if (isIP(entry) !== 0) return entry;
+    const v4 = /^([^:]+):(\d+)$/.exec(entry);
+    if (!v4 || isIP(v4[1]!) !== 4 || !validPort(v4[2]!)) throw new ConfigError(accepts);
+    return `${v4[1]}:${Number(v4[2])}`;
+  });
+}
+
 export function secret(raw: string): string | undefined {
   if (raw === '') return undefined;
   if (raw.length < 32) throw new ConfigError('a secret of at least 32 characters (or leave it unset to generate one)');

@@ -4,6 +4,7 @@
 // runs inside the parse worker; parse.ts is the part the server calls.
 import PostalMime, { type Address, type Email } from 'postal-mime';
 import type { AttachmentInfo, Mailbox, MailMetadata } from '@temp-inbox/api';
+import { MAX_AUTH_JSON_BYTES } from './auth-verdict.js';
 import { extractCodes, extractLinks, htmlToText, makePreview } from './extract.js';
 
 /** Subject, names and addresses are cut to this many characters. */
@@ -133,11 +134,14 @@ export function buildMetadata(email: Email | undefined, rawSize: number): MailMe
 
 const jsonBytes = (m: MailMetadata) => Buffer.byteLength(JSON.stringify(m));
 
+/** What the parse may fill: the authentication verdicts (auth-verdict.ts), added at delivery, get the rest. */
+const PARSED_METADATA_BYTES = MAX_METADATA_BYTES - MAX_AUTH_JSON_BYTES;
+
 /** Drops what matters least until the metadata fits: links, then recipients, then attachment entries. */
 function fitMetadata(m: MailMetadata): MailMetadata {
-  while (jsonBytes(m) > MAX_METADATA_BYTES && m.links.length > 0) m.links = m.links.slice(0, Math.floor(m.links.length / 2));
-  while (jsonBytes(m) > MAX_METADATA_BYTES && m.to.length > 1) m.to = m.to.slice(0, Math.floor(m.to.length / 2));
-  while (jsonBytes(m) > MAX_METADATA_BYTES && m.attachments.length > 0) {
+  while (jsonBytes(m) > PARSED_METADATA_BYTES && m.links.length > 0) m.links = m.links.slice(0, Math.floor(m.links.length / 2));
+  while (jsonBytes(m) > PARSED_METADATA_BYTES && m.to.length > 1) m.to = m.to.slice(0, Math.floor(m.to.length / 2));
+  while (jsonBytes(m) > PARSED_METADATA_BYTES && m.attachments.length > 0) {
     m.attachments = m.attachments.slice(0, Math.floor(m.attachments.length / 2));
     m.attachments_truncated = true;
   }

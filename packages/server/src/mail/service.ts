@@ -10,6 +10,7 @@ import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult } fr
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList } from '../blocks/block-list.js';
 import type { EventBus } from './events.js';
+import type { MailAuthenticator } from './auth.js';
 import type { MessageParser } from './parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
@@ -71,6 +72,8 @@ export interface MailServiceOptions {
   sessionTtlMs: number;
   /** Parses each message off the event loop, within a time budget. */
   parser: MessageParser;
+  /** SPF, DKIM, DMARC and ARC verdicts of each message, off the event loop (AUTH_CHECKS; absent: none are stored). */
+  authenticator?: MailAuthenticator | undefined;
   /** Longest token verified at all (a longer one is refused unread); default 4096. */
   tokenMaxLength?: number;
   /** Per-address quota: live mails and their bytes; 0 = no limit. */
@@ -171,8 +174,13 @@ export function createMailService(opts: MailServiceOptions) {
     const traceFor = (i: number) =>
       receivedHeader({ ...env.trace, recipient: env.recipients[i]!.rcpt, id: uuids[i]!.slice(-8), date: new Date(createdAt) });
     const raw = env.message.take();
-    // Parsed once per message, in a worker; stored once, however many recipients it has.
-    const parsed = await parser.parse(raw);
+    // Parsed once per message, in a worker; stored once, however many recipients it has. The
+    // authentication checks run beside the parse, in a worker of their own, before the 250
+    // (docs/decisions.md "Authentication verdicts").
+    const [parsed, auth] = await Promise.all([
+      parser.parse(raw),
+      opts.authenticator?.check(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, sender: env.sender }),
+    ]);
     // Bounded like the metadata, so no field of a list item can grow without limit.
     const source = (env.sender || parsed.fromAddress || '').slice(0, MAX_SOURCE_CHARS);
     const messageId = parsed.messageId.slice(0, MAX_MESSAGE_ID_CHARS);
@@ -180,7 +188,7 @@ export function createMailService(opts: MailServiceOptions) {
     const rows = env.recipients.map((rcpt, i) => {
       const trace = traceFor(i);
       // Only `size` (the Received: line) and `delivered_to` differ per copy.
-      const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt } satisfies MailMetadata);
+      const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt, ...(auth ? { auth } : {}) } satisfies MailMetadata);
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText: parsed.searchText };
     });
     const ids = await store.insertMails(rows);
@@ -204,11 +212,13 @@ export function createMailService(opts: MailServiceOptions) {
   /** A mail parsed again, in a worker within the parse budget (docs/decisions.md "Parsed mail"). */
   async function readParsed(addressId: number, uuid: string): Promise<ParsedMailView> {
     const { raw, ...mail } = await getMail(addressId, uuid);
+    const metadata = JSON.parse(mail.metadata) as MailMetadata;
     // Only the attachments the metadata lists can be downloaded, so only those are shown, with the same ids.
-    const listed = (JSON.parse(mail.metadata) as MailMetadata).attachments.length;
-    const view = await parser.view(raw, listed);
+    const view = await parser.view(raw, metadata.attachments.length);
     if (!view) throw new AppError('unavailable', 'Every parser thread is busy; retry in a moment.', PARSER_BUSY_RETRY_SECONDS);
-    return { mail, content: view.json, degraded: view.degraded };
+    // The authentication verdicts are those of the mail's arrival (they need its SMTP client), kept in its metadata.
+    const content = metadata.auth ? Buffer.concat([view.json.subarray(0, -1), Buffer.from(`,"auth":${JSON.stringify(metadata.auth)}}`)]) : view.json;
+    return { mail, content, degraded: view.degraded };
   }
 
   return {

@@ -58,6 +58,10 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SMTP_HOSTNAME: 'mx.test',
     DATA_DIR: dir,
     LOG_LEVEL: 'silent',
+    // The authentication checks ask a port where nothing listens (refused at once: each
+    // verdict temperror), never the machine's resolvers: no test depends on outside DNS.
+    // mail-auth.test.ts points DNS_SERVERS at a DNS server of its own.
+    DNS_SERVERS: '127.0.0.1:1',
     ...env,
   });
   const server = await startServer(config, { ...start, logger: logger ?? pino({ level: process.env['TEST_LOG_LEVEL'] ?? 'silent' }) });

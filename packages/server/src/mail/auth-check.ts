@@ -1,0 +1,174 @@
+// The authentication checks of one message, with mailauth: SPF of the SMTP client
+// for MAIL FROM (or HELO), DKIM of each signature, the ARC chain, and DMARC from
+// those. Runs in the authentication worker (auth-worker.ts), never on the server's
+// thread: it reads the whole message (DKIM body hashes) and parses its headers.
+//
+// The same steps as mailauth's authenticate(), called one by one so that each has
+// look-ups of its own (auth-dns.ts), so that a temporary DNS failure is told apart
+// from a failed check (mailauth's ARC says fail for both), and without BIMI, which
+// is not asked for and costs look-ups. SPF runs beside DKIM (it needs nothing of
+// the message), then ARC beside DMARC.
+import { isIP } from 'node:net';
+// Before mailauth: how it reads keys and headers (mailauth-patches.ts).
+import './mailauth-patches.js';
+import { arc, dkimVerify, dmarc, spf, type ARCData, type DNSResolver } from 'mailauth';
+import type { AuthResult, DkimVerdict, MailAuth } from '@temp-inbox/api';
+import type { AuthDns } from './auth-dns.js';
+import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, verdict } from './auth-verdict.js';
+
+export interface AuthClient {
+  /** The SMTP client's address (an IPv4-mapped IPv6 address is read as IPv4). */
+  ip: string;
+  /** What it said in HELO/EHLO. */
+  helo: string;
+  /** MAIL FROM; '' for the null sender (then SPF checks postmaster@HELO, RFC 7208 §2.4). */
+  sender: string;
+}
+
+export interface CheckOptions {
+  dns: AuthDns;
+  /** Every look-up of the mail ends by this (performance.now() milliseconds). */
+  deadline: number;
+  /** This server's name, for the comments mailauth writes (not stored). */
+  mta: string;
+}
+
+/** A header block longer than this is not read (legitimate mail has a few KiB; mailauth reads it a byte at a time). */
+export const MAX_AUTH_HEADER_BYTES = 1024 * 1024;
+
+interface HeaderField {
+  /** Lower-cased name. */
+  name: string;
+  start: number;
+  end: number;
+  /** The field as written, with its line breaks. */
+  text: string;
+}
+
+/** The header block's fields (byte offsets into the message), or undefined when it ends past MAX_AUTH_HEADER_BYTES. */
+export function headerFields(raw: Uint8Array): { fields: HeaderField[]; end: number } | undefined {
+  const head = Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, MAX_AUTH_HEADER_BYTES + 4)).toString('latin1');
+  const blank = /\r?\n\r?\n/.exec(head);
+  const end = blank ? blank.index + blank[0].indexOf('\n') + 1 : raw.byteLength <= MAX_AUTH_HEADER_BYTES ? raw.byteLength : -1;
+  if (end < 0 || end > MAX_AUTH_HEADER_BYTES + 2) return undefined;
+  const fields: HeaderField[] = [];
+  // A field is a line and the lines that continue it (RFC 5322 §2.2.3: they start with white space).
+  const re = /[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*(?:\r?\n|$)/y;
+  for (let at = 0; at < end; ) {
+    re.lastIndex = at;
+    const m = re.exec(head);
+    if (!m || m[0].length === 0) break;
+    const text = m[0];
+    const colon = text.indexOf(':');
+    fields.push({ name: colon > 0 ? text.slice(0, colon).trim().toLowerCase() : '', start: at, end: at + text.length, text });
+    at += text.length;
+  }
+  return { fields, end };
+}
+
+/** The d= and s= tags of a DKIM-Signature field (RFC 6376 §3.2 tag=value list). */
+export function signatureTags(field: string): { d: string; s: string } {
+  const value = field.slice(field.indexOf(':') + 1).replace(/\s+/g, '');
+  const tags = new Map<string, string>();
+  for (const part of value.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && !tags.has(part.slice(0, eq))) tags.set(part.slice(0, eq), part.slice(eq + 1));
+  }
+  return { d: tags.get('d') ?? '', s: tags.get('s') ?? '' };
+}
+
+/**
+ * The message mailauth reads: as received, except that DKIM-Signature fields past the
+ * first MAX_DKIM_SIGNATURES are left out, so a message cannot make it hash its body
+ * once per signature of thousands (each may ask for its own length and
+ * canonicalization) or look up a key for each.
+ */
+function boundedMessage(raw: Uint8Array, fields: HeaderField[]): Buffer {
+  const signatures = fields.filter((f) => f.name === 'dkim-signature');
+  const whole = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  if (signatures.length <= MAX_DKIM_SIGNATURES) return whole;
+  const dropped = new Set(signatures.slice(MAX_DKIM_SIGNATURES));
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const f of fields) {
+    if (!dropped.has(f)) continue;
+    parts.push(whole.subarray(at, f.start));
+    at = f.end;
+  }
+  parts.push(whole.subarray(at));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Each of the first MAX_DKIM_SIGNATURES signatures with its result. mailauth lists
+ * results in header order but leaves out the signatures it cannot read (an unknown
+ * algorithm, no d= or s=): those are permerror (RFC 6376 §6.1.1 PERMFAIL).
+ */
+function dkimVerdicts(fields: HeaderField[], results: { signingDomain?: string; selector?: string; status?: { result?: unknown; comment?: unknown } }[]): DkimVerdict[] {
+  const signed = results.filter((r) => r.signingDomain);
+  let next = 0;
+  return fields
+    .filter((f) => f.name === 'dkim-signature')
+    .slice(0, MAX_DKIM_SIGNATURES)
+    .map((f) => {
+      const { d, s } = signatureTags(f.text);
+      const r = signed[next];
+      if (r && r.signingDomain!.toLowerCase() === d.toLowerCase() && (r.selector ?? '').toLowerCase() === s.toLowerCase()) {
+        next++;
+        return dkimEntry(d, s, dkimWord(r.status));
+      }
+      return dkimEntry(d, s, 'permerror');
+    });
+}
+
+/** temperror in place of a failing result when a look-up it needed failed temporarily (the check could not be finished). */
+const unfinished = (word: AuthResult, failedTemporarily: boolean): AuthResult => (failedTemporarily && (word === 'fail' || word === 'neutral') ? 'temperror' : word);
+
+export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: CheckOptions): Promise<MailAuth> {
+  const lookups = () => opts.dns.forMail(opts.deadline);
+  const spfLookups = lookups();
+  const ip = client.ip.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  // As authenticate() does: an IP literal HELO in brackets, and the IP when HELO is empty.
+  let helo = client.helo || ip;
+  if (isIP(helo)) helo = `[${helo}]`;
+  const spfCheck = spf({ ip, helo, sender: client.sender, mta: opts.mta, resolver: spfLookups.resolve as DNSResolver }).then(
+    (r) => ({ word: authWord(r.status?.result), domain: r.domain }),
+    () => ({ word: 'temperror' as const, domain: '' }),
+  );
+
+  const head = headerFields(raw);
+  if (!head) return { ...unknownVerdict('permerror'), spf: (await spfCheck).word };
+
+  const dkimLookups = lookups();
+  const dkim = await dkimVerify(boundedMessage(raw, head.fields), { resolver: dkimLookups.resolve as DNSResolver, sender: client.sender || undefined }).catch(() => undefined);
+  const spfDone = await spfCheck;
+  if (!dkim) return { ...unknownVerdict('permerror'), spf: spfDone.word };
+  const dkimList = dkimVerdicts(head.fields, dkim.results);
+
+  const arcLookups = lookups();
+  // mailauth's ARC reads the chain dkimVerify found (false when there is none), typed as if always a list.
+  const arcCheck = arc((dkim.arc ?? { chain: false }) as ARCData, { resolver: arcLookups.resolve as DNSResolver }).then(
+    (r) => unfinished(authWord(r.status?.result), arcLookups.failedTemporarily),
+    () => 'temperror' as const,
+  );
+  const dmarcCheck = (async (): Promise<AuthResult> => {
+    // DMARC needs exactly one author (RFC 7489 §6.6.1): none without From, permerror with several.
+    if (dkim.headerFrom.length === 0) return 'none';
+    if (dkim.headerFrom.length > 1) return 'permerror';
+    const r = await dmarc({
+      headerFrom: dkim.headerFrom,
+      spfDomains: spfDone.word === 'pass' && spfDone.domain ? [spfDone.domain] : [],
+      dkimDomains: dkim.results
+        .filter((x) => x.status?.result === 'pass')
+        .map((x) => ({ id: x.id, domain: x.signingDomain, aligned: x.status.aligned, underSized: x.status.underSized })),
+      resolver: lookups().resolve as DNSResolver,
+    });
+    return r ? authWord(r.status?.result) : 'permerror';
+  })().catch(() => 'temperror' as const);
+  const [arcWord, dmarcResult] = await Promise.all([arcCheck, dmarcCheck]);
+  let dmarcWord: AuthResult = dmarcResult;
+  // A DMARC fail while SPF or a DKIM signature could not be finished may be a pass that was not seen.
+  if (dmarcWord === 'fail' && (spfDone.word === 'temperror' || dkimList.some((d) => d.result === 'temperror'))) dmarcWord = 'temperror';
+
+  return verdict({ spf: spfDone.word, dkim: dkimList, dmarc: dmarcWord, arc: arcWord });
+}

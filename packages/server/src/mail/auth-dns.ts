@@ -1,0 +1,154 @@
+// DNS for the authentication checks (auth-worker.ts), in the worker thread that runs
+// them: node:dns's Resolver (c-ares, its own sockets; never the thread pool that
+// getaddrinfo and the file system share) against DNS_SERVERS or the system's servers,
+// a bounded cache shared by every mail of the thread, and a budget per mail.
+//
+// The budget (docs/decisions.md "Authentication verdicts"): all the look-ups of one
+// mail together end by its deadline, 2 s after its checks start. A look-up still
+// unanswered then fails with ETIMEOUT, and one asked for after it fails at once, so a
+// slow or silent name server costs each mail at most the budget, and the result that
+// needed the answer is temperror. The cache keeps answers 5 minutes and "no such
+// name / no such record" 30 seconds (node:dns does not tell the TTL of a TXT record);
+// temporary failures are never kept. Identical look-ups in flight at once are asked once.
+import { Resolver } from 'node:dns/promises';
+import { LRUCache } from 'lru-cache';
+
+/** What mailauth's resolver option answers: TXT as arrays of strings, MX as objects, A/AAAA/PTR as strings. */
+export type DnsAnswer = unknown[];
+export type MailResolver = (name: string, rrtype: string) => Promise<DnsAnswer>;
+
+export interface AuthDnsOptions {
+  /** ip or ip:port ([v6]:port) each, as DNS_SERVERS gives them; undefined: the system's. */
+  servers?: string[] | undefined;
+  /** Cache limits (defaults: 10,000 entries, 4 MiB of answers). */
+  maxEntries?: number;
+  maxBytes?: number;
+  positiveTtlMs?: number;
+  negativeTtlMs?: number;
+  /** Look-ups one mail may make (SPF alone may make 10 per RFC 7208 §4.6.4, and each include its own). */
+  maxLookupsPerMail?: number;
+}
+
+export const DEFAULT_POSITIVE_TTL_MS = 5 * 60_000;
+export const DEFAULT_NEGATIVE_TTL_MS = 30_000;
+const DEFAULT_MAX_ENTRIES = 10_000;
+const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
+/** An answer larger than this (a TXT record set over TCP can be 64 KiB) is used but not kept. */
+const MAX_ENTRY_BYTES = 16 * 1024;
+const DEFAULT_MAX_LOOKUPS = 50;
+/** The record types SPF, DKIM, DMARC and ARC ask for; anything else is refused unasked. */
+const RRTYPES = new Set(['TXT', 'A', 'AAAA', 'MX', 'PTR']);
+/** c-ares: first try after 500 ms, then 1 s (each try doubles); the mail's deadline cuts it short anyway. */
+const RESOLVER_TIMEOUT_MS = 500;
+const RESOLVER_TRIES = 2;
+
+/** "No such name" and "no such record": answers to remember (briefly), and what mailauth reads as "none". */
+const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA']);
+
+type Entry = { answer: DnsAnswer; bytes: number } | { code: string; bytes: number };
+
+function dnsError(code: string, name: string): Error {
+  return Object.assign(new Error(`${code} ${name}`), { code });
+}
+
+/** A host name DNS can hold: at most 253 characters, labels of 1..63 printable ASCII characters. */
+function plausibleName(name: string): boolean {
+  return name.length > 0 && name.length <= 253 && /^[\x21-\x7e]+$/.test(name) && name.split('.').every((l) => l.length > 0 && l.length <= 63);
+}
+
+export interface MailLookups {
+  /** The resolver for mailauth, bound to this mail's deadline and look-up count. */
+  resolve: MailResolver;
+  /** Whether some look-up of this mail failed temporarily (time-out, SERVFAIL, refused, over budget). */
+  readonly failedTemporarily: boolean;
+}
+
+export interface AuthDns {
+  /** Look-ups for one mail that must all end by `deadline` (performance.now() milliseconds). */
+  forMail(deadline: number): MailLookups;
+  /** Answers held (for tests and metrics). */
+  readonly cached: number;
+  clear(): void;
+}
+
+export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
+  const resolver = new Resolver({ timeout: RESOLVER_TIMEOUT_MS, tries: RESOLVER_TRIES });
+  if (opts.servers?.length) resolver.setServers(opts.servers);
+  const positiveTtl = opts.positiveTtlMs ?? DEFAULT_POSITIVE_TTL_MS;
+  const negativeTtl = opts.negativeTtlMs ?? DEFAULT_NEGATIVE_TTL_MS;
+  const maxLookups = opts.maxLookupsPerMail ?? DEFAULT_MAX_LOOKUPS;
+  const cache = new LRUCache<string, Entry>({
+    max: opts.maxEntries ?? DEFAULT_MAX_ENTRIES,
+    maxSize: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxEntrySize: MAX_ENTRY_BYTES,
+    sizeCalculation: (e) => Math.max(1, e.bytes),
+    // A second is fine enough for TTLs of 30 s and 5 min, and spares re-reading the clock.
+    ttlResolution: 1000,
+  });
+  const inFlight = new Map<string, Promise<Entry>>();
+
+  /** One look-up on the wire, its answer or its error as an entry; kept when it is an answer or a negative one. */
+  function ask(key: string, name: string, rrtype: string): Promise<Entry> {
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    const p = (resolver.resolve(name, rrtype) as Promise<DnsAnswer>).then(
+      (answer): Entry => {
+        const e = { answer, bytes: key.length + JSON.stringify(answer).length };
+        cache.set(key, e, { ttl: positiveTtl });
+        return e;
+      },
+      (err: { code?: string }): Entry => {
+        const code = typeof err?.code === 'string' ? err.code : 'ESERVFAIL';
+        const e = { code, bytes: key.length + code.length };
+        if (NEGATIVE.has(code)) cache.set(key, e, { ttl: negativeTtl });
+        return e;
+      },
+    );
+    inFlight.set(key, p);
+    void p.finally(() => inFlight.delete(key));
+    return p;
+  }
+
+  return {
+    forMail(deadline) {
+      let lookups = 0;
+      let failedTemporarily = false;
+      const fail = (code: string, name: string): never => {
+        if (!NEGATIVE.has(code)) failedTemporarily = true;
+        throw dnsError(code, name);
+      };
+      const resolve: MailResolver = async (rawName, rawType) => {
+        const name = String(rawName).toLowerCase().replace(/\.$/, '');
+        const rrtype = String(rawType).toUpperCase();
+        // A name no DNS can hold (a hostile d= or s=) does not exist: nothing is sent for it.
+        if (!RRTYPES.has(rrtype) || !plausibleName(name)) return fail('ENOTFOUND', name);
+        const key = `${rrtype} ${name}`;
+        let entry = cache.get(key);
+        if (!entry) {
+          if (++lookups > maxLookups) return fail('ETIMEOUT', name);
+          const left = deadline - performance.now();
+          if (left <= 0) return fail('ETIMEOUT', name);
+          let timer: NodeJS.Timeout | undefined;
+          entry = await Promise.race([
+            ask(key, name, rrtype),
+            new Promise<Entry>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout({ code: 'ETIMEOUT', bytes: 0 }), left))),
+          ]).finally(() => clearTimeout(timer));
+        }
+        if ('code' in entry) return fail(entry.code, name);
+        return entry.answer;
+      };
+      return {
+        resolve,
+        get failedTemporarily() {
+          return failedTemporarily;
+        },
+      };
+    },
+    get cached() {
+      return cache.size;
+    },
+    clear() {
+      cache.clear();
+    },
+  };
+}
