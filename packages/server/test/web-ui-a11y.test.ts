@@ -209,7 +209,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
         if (f.ring === 'inside the frame') break;
       }
       const names = reached.map((r) => r.name);
-      const wanted = ['Active address', 'Copy', 'Delete address', 'Forget', 'Notify', 'Open an inbox', 'Token of an inbox', 'Name (optional)', 'New address', 'Search this inbox', 'Clear', 'All headers', '482913', 'invoice.pdf', 'HTML', 'Load', 'iframe: Message (HTML)'];
+      const wanted = ['Active address', 'Copy', 'Delete address', 'Forget', 'Notify', 'Open an inbox', 'Token of an inbox', 'Name (optional)', 'New address', 'Search this inbox', 'Clear', 'Mark as unread', 'All headers', '482913', 'invoice.pdf', 'HTML', 'Load', 'iframe: Message (HTML)'];
       for (const want of wanted) assert.ok(names.some((n) => n.startsWith(want)), `Tab reaches "${want}"; it reached: ${names.join(' | ')}`);
       assert.ok(names.some((n) => n.includes('Focus me')), 'Tab reaches the mail in the list');
       assert.ok(names.includes('Delete'), "Tab reaches the mail's Delete");

@@ -51,6 +51,8 @@ export const api = {
   mails: (limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails?limit=${limit}&offset=${offset}`),
   search: (q: string, limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails/search?q=${encodeURIComponent(q)}&limit=${limit}&offset=${offset}`),
   mail: (uuid: string) => call<FullMail>('GET', `/api/mail/${encodeURIComponent(uuid)}`),
+  /** Marks a mail read (true) or unread (false); answers its list item. */
+  markSeen: (uuid: string, seen: boolean) => call<MailListItem>('PATCH', `/api/mail/${encodeURIComponent(uuid)}`, { seen }),
   deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', `/api/mails/${encodeURIComponent(uuid)}`),
   clearInbox: () => call<{ success: boolean }>('DELETE', '/api/clear_inbox'),
   attachmentUrl: (uuid: string, id: string) => `/api/attachment/${encodeURIComponent(uuid)}/${encodeURIComponent(id)}`,

@@ -37,20 +37,20 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
     setSearchError('');
     setFound(f);
   }, []);
-  // New mail is announced to screen readers, and counted in the tab's title while the tab is not looked at.
+  // New mail is announced to screen readers; the tab's title counts the unread mail of the list.
   const [announced, setAnnounced] = useState('');
   // Mail that arrived while the page was open is briefly highlighted (not with prefers-reduced-motion: style.css).
   const [arrived, setArrived] = useState<ReadonlySet<string>>(new Set());
-  const [unseen, setUnseen] = useState(0);
+  const unread = mails.filter((m) => !m.seen).length;
   useEffect(() => {
-    document.title = s.title(unseen);
-  }, [unseen]);
-  useEffect(() => {
-    const seen = () => {
-      if (!document.hidden) setUnseen(0);
-    };
-    document.addEventListener('visibilitychange', seen);
-    return () => document.removeEventListener('visibilitychange', seen);
+    document.title = s.title(unread);
+  }, [unread]);
+  useEffect(() => () => void (document.title = s.title(0)), []);
+  // A mail marked read or unread (here, in another tab, or by the API) changes in the list and in search results.
+  const markedSeen = useCallback((uuid: string, seen: boolean) => {
+    const mark = (list: MailListItem[]) => (list.some((m) => m.uuid === uuid && m.seen !== seen) ? list.map((m) => (m.uuid === uuid ? { ...m, seen } : m)) : list);
+    setMails(mark);
+    setFound((f) => (f ? { ...f, results: mark(f.results) } : f));
   }, []);
   const reloadRef = useRef(reload);
   reloadRef.current = reload;
@@ -77,7 +77,6 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               setCount((c) => c + 1);
               const meta = metadataOf(item);
               setAnnounced(s.newMail(sender(item), meta.subject || s.noSubject));
-              if (document.hidden) setUnseen((n) => n + 1);
               // A click on the notification opens the mail, in the list even while a search is shown.
               notifyNewMail({ uuid: item.uuid, from: sender(item), subject: meta.subject || s.noSubject }, () => {
                 setSelected(item.uuid);
@@ -85,6 +84,9 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               setArrived((s) => new Set(s).add(item.uuid));
               return [item, ...list];
             });
+          } else if (type === 'mail_seen') {
+            const { uuid, seen } = JSON.parse(data) as { uuid: string; seen: boolean };
+            markedSeen(uuid, seen);
           } else if (type === 'mail_deleted') {
             const { uuid } = JSON.parse(data) as { uuid: string };
             setMails((list) => {
@@ -119,6 +121,21 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
   const now = useNow(CLOCK_MS);
   const shown = found ? found.results : mails;
   const current = shown.find((m) => m.uuid === selected) ?? mails.find((m) => m.uuid === selected);
+
+  // Opening an unread mail marks it read on the server (nothing else does: docs/decisions.md
+  // "Seen"), once per opening: a mail marked unread elsewhere while it is open here stays so.
+  // A failure leaves it unread in the list, and says nothing: the next opening tries again.
+  const currentRef = useRef(current);
+  currentRef.current = current;
+  useEffect(() => {
+    const opened = currentRef.current;
+    if (!opened || opened.seen) return;
+    api.markSeen(opened.uuid, true).then(
+      (item) => markedSeen(item.uuid, item.seen),
+      () => undefined,
+    );
+  }, [selected, markedSeen]);
+
   return (
     <main class={`inbox${current ? ' reading' : ''}`}>
       <p class="sr" aria-live="polite" role="status">
@@ -166,8 +183,16 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               const meta = metadataOf(m);
               return (
                 <li key={m.uuid} class={`${m.uuid === selected ? 'selected' : ''}${arrived.has(m.uuid) ? ' arrived' : ''}`}>
-                  <button type="button" class="item" onClick={() => setSelected(m.uuid)}>
-                    <span class="from">{sender(m)}</span>
+                  <button type="button" class={m.seen ? 'item' : 'item unread'} onClick={() => setSelected(m.uuid)}>
+                    <span class="from">
+                      {!m.seen && (
+                        <>
+                          <span class="dot" aria-hidden="true" />
+                          <span class="sr">{s.unread}, </span>
+                        </>
+                      )}
+                      {sender(m)}
+                    </span>
                     <time class="time" dateTime={m.created_at} title={fullDate(new Date(m.created_at))}>
                       {when(m.created_at, now)}
                     </time>
@@ -200,6 +225,14 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
               setSelected(undefined);
             }}
             onBack={() => setSelected(undefined)}
+            onMarkUnread={() =>
+              void run(async () => {
+                const item = await api.markSeen(current.uuid, false);
+                markedSeen(item.uuid, item.seen);
+                // Back to the list, as mail clients do: the mail stays unread until it is opened again.
+                setSelected(undefined);
+              })
+            }
           />
         ) : (
           <p class="empty">{s.selectMail}</p>

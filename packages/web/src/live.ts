@@ -7,7 +7,7 @@
 export type LiveState = { kind: 'connecting' } | { kind: 'live' } | { kind: 'retrying'; until: number };
 
 export interface LiveHandlers {
-  /** A named server event (mail, mail_deleted, inbox_cleared, address_deleted) with its data. */
+  /** A named server event (mail, mail_deleted, mail_seen, inbox_cleared, address_deleted) with its data. */
   onEvent(type: string, data: string): void;
   /** While the stream is down: fetch the list again. */
   poll(): Promise<void>;
@@ -16,7 +16,7 @@ export interface LiveHandlers {
   onState(state: LiveState): void;
 }
 
-const EVENTS = ['mail', 'mail_deleted', 'inbox_cleared', 'address_deleted'];
+const EVENTS = ['mail', 'mail_deleted', 'mail_seen', 'inbox_cleared', 'address_deleted'];
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 30_000;
 const POLL_MS = 5000;

@@ -20,8 +20,8 @@ function textOfHtml(html: string): string {
   return (doc.body?.innerText ?? doc.body?.textContent ?? '').trim();
 }
 
-export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => void; onBack?: () => void }) {
-  const { item, run, onDeleted, onBack } = props;
+export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => void; onBack?: () => void; onMarkUnread: () => void }) {
+  const { item, run, onDeleted, onBack, onMarkUnread } = props;
   const meta = useMemo(() => metadataOf(item), [item]);
   const [full, setFull] = useState<FullMail | undefined>();
   const [email, setEmail] = useState<Email | undefined>();
@@ -66,6 +66,9 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
           </p>
         )}
         <div class="actions">
+          <button type="button" onClick={onMarkUnread}>
+            {s.markUnread}
+          </button>
           <button
             type="button"
             class="danger"

@@ -7,7 +7,7 @@ import { count, relative } from './intl.js';
 export const s = {
   appName: 'temp-inbox',
   loading: 'Loading…',
-  /** The tab's title, with the number of unread mails when there are any. */
+  /** The tab's title, with the number of unread mails in the list when there are any. */
   title: (unread: number) => (unread > 0 ? `(${count(unread)}) temp-inbox` : 'temp-inbox'),
   tryAgainIn: (seconds: number) => ` (try again ${relative(seconds, 'second')})`,
 
@@ -63,6 +63,8 @@ export const s = {
   loadMore: 'Load more',
   newMail: (from: string, subject: string) => `New mail from ${from}: ${subject}`,
   noSubject: '(no subject)',
+  /** Said before the sender of an unread mail in the list (the row is also bold, with a dot). */
+  unread: 'Unread',
   unknownSender: '(unknown sender)',
 
   // The live connection.
@@ -77,6 +79,7 @@ export const s = {
   back: '← Inbox',
   from: 'From',
   delete: 'Delete',
+  markUnread: 'Mark as unread',
   codes: 'Codes:',
   code: (c: string) => `code ${c}`,
   copyValue: (what: string) => `Copy ${what}`,
