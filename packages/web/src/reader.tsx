@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import PostalMime, { type Email } from 'postal-mime';
 import { api, metadataOf, type FullMail, type MailListItem } from './api.js';
+import { AuthBadges } from './auth-badges.js';
 import { CopyChip } from './copy-chip.js';
 import type { Run } from './format.js';
 import { HtmlView } from './html-view.js';
@@ -65,6 +66,7 @@ export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => v
             {s.from} <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong> · {fullDate(new Date(item.created_at))}
           </p>
         )}
+        <AuthBadges auth={meta.auth} />
         <div class="actions">
           <button type="button" onClick={onMarkUnread}>
             {s.markUnread}

@@ -97,4 +97,25 @@ export const s = {
   htmlFrame: 'Message (HTML)',
   allHeaders: 'All headers',
   header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', messageId: 'Message-ID' },
+
+  // The authentication verdicts of a mail (auth-badges.tsx): "SPF pass", "DKIM fail (example.com)".
+  auth: {
+    label: 'Authentication',
+    spf: 'SPF',
+    dkim: 'DKIM',
+    dmarc: 'DMARC',
+    arc: 'ARC',
+    result: { pass: 'pass', fail: 'fail', softfail: 'softfail', neutral: 'neutral', none: 'none', temperror: 'temporary error', permerror: 'permanent error' },
+    signedBy: (domain: string) => `(${domain})`,
+    /** What each result means, as the badge's tooltip. */
+    meaning: {
+      pass: 'Verified',
+      fail: 'Checked and failed: not from where it claims, or changed on the way',
+      softfail: 'The sender’s domain says this server is probably not allowed to send its mail',
+      neutral: 'The sender’s domain makes no statement about this',
+      none: 'Nothing to check: no record or no signature',
+      temperror: 'Could not be checked: DNS did not answer in time, or failed',
+      permerror: 'Could not be checked: a record or signature is broken',
+    },
+  },
 } as const;
