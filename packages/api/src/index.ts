@@ -344,3 +344,6 @@ export type HealthResponse = Static<typeof HealthResponse>;
 
 // The operators' admin interface (ADMIN_TOKEN).
 export * from './admin.js';
+
+// Webhooks of an address (PUT /api/webhook).
+export * from './webhooks.js';

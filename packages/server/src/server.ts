@@ -11,6 +11,9 @@ import { prepareDataDir } from './config/data-dir.js';
 import { resolveSecrets } from './config/secrets.js';
 import { foldName } from './domain/names.js';
 import { createTokens } from './domain/tokens.js';
+import { createDispatcher, exponentialBackoff, type WebhookTuning } from './webhooks/dispatcher.js';
+import { systemLookup } from './webhooks/guard.js';
+import { createWebhookService } from './webhooks/service.js';
 import { buildHttp, type App } from './http/app.js';
 import { createMetrics } from './observability/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
@@ -43,7 +46,20 @@ export const REDIS_COMMAND_TIMEOUT_MS = 1000;
 export interface StartOptions {
   logger?: Logger;
   now?: () => number;
+  /** Webhook delivery's timings and resolver (docs/decisions.md "Webhooks"); tests shorten them. */
+  webhooks?: Partial<WebhookTuning>;
 }
+
+/** Webhook delivery as the issue of it asks: 5 s per attempt, retries for 24 h (docs/decisions.md "Webhooks"). */
+const WEBHOOK_DEFAULTS = {
+  timeoutMs: 5000,
+  retryForMs: 24 * 3_600_000,
+  concurrency: 8,
+  leaseMs: 60_000,
+  pollMs: 1000,
+  keepAttemptsMs: 7 * 86_400_000,
+} as const;
+
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   // Asynchronous: lines written while a write is in flight go out together (one
@@ -83,6 +99,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (authenticator) cleanups.unshift(() => authenticator.close());
     // The operators' blocks, refused at SMTP MAIL FROM; read from the database, so every node honours them.
     const blocks = createBlockList(store, { logger });
+    // Webhooks: the mail service queues each mail's deliveries in its own transaction and
+    // wakes this node's dispatcher, which sends them; stopped before the store closes.
+    const webhookTuning: WebhookTuning = { ...WEBHOOK_DEFAULTS, backoff: exponentialBackoff(), lookup: systemLookup(), ...opts.webhooks };
+    const operatorWebhook = config.webhookUrl && config.webhookSecret ? { url: config.webhookUrl, secret: config.webhookSecret } : undefined;
+    const dispatcher = createDispatcher({ ...webhookTuning, store, logger, metrics, now, allowPrivate: config.webhookAllowPrivate, operator: operatorWebhook });
+    cleanups.unshift(() => dispatcher.stop());
     const mail = createMailService({
       blocks,
       parser,
@@ -98,6 +120,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       mailTtlMs: config.mailTtlMs,
       addressTtlMs: config.addressTtlMs,
       sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
+      outbox: { operator: operatorWebhook !== undefined, queued: () => dispatcher.wake() },
       now,
     });
     const http = await buildHttp({
@@ -107,6 +130,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       mail,
       bus,
       sessions: createSessionService(store, now),
+      webhooks: createWebhookService({ store, allowPrivate: config.webhookAllowPrivate, lookup: webhookTuning.lookup, resolveTimeoutMs: webhookTuning.timeoutMs, now }),
       challenge: createBotChallenge(config, { sessionSecret: secrets.sessionSecret, redis, now, logger }),
       limiter: createRateLimiter(config.rateLimits, redis, config.redisKeyPrefix),
       logger,

@@ -314,6 +314,28 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assertLimited(await adminRequest(server, '/api/admin/addresses?limit=1&offset=0'), 'addresses');
       },
     },
+    WEBHOOK: {
+      // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries share one budget.
+      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      setup: (server) => inbox(server, false),
+      send: (server, { jwt }, i) =>
+        [
+          () => request(server.httpUrl, '/api/webhook', { method: 'PUT', jwt, body: { url: 'http://127.0.0.1:8081/hook' } }),
+          () => request(server.httpUrl, '/api/webhook', { jwt }),
+          () => request(server.httpUrl, '/api/webhook/deliveries', { jwt }),
+          () => request(server.httpUrl, '/api/webhook', { method: 'DELETE', jwt }),
+        ][i]!(),
+      ok: (res, i) => {
+        assert.equal(res.status, 200, res.text);
+        if (i === 0) assert.match(res.json.secret, /^whsec_/);
+        if (i === 1) assert.equal(res.json.url, 'http://127.0.0.1:8081/hook');
+        if (i === 2) assert.deepEqual(res.json, { results: [] });
+      },
+      noEffect: async (server, { jwt }) => {
+        // The refused DELETE removed nothing.
+        assert.equal((await request(server.httpUrl, '/api/webhook', { jwt, ...SETUP })).json.url, 'http://127.0.0.1:8081/hook');
+      },
+    },
   };
 
   it('covers every route of RATE_LIMIT_ROUTES', () => {

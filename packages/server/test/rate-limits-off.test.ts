@@ -16,6 +16,7 @@ import { ADMIN_AUTH, ADMIN_TOKEN } from './helpers/admin.js';
 const TIGHT = {
   CHALLENGE: 'pow',
   ADMIN_TOKEN,
+  WEBHOOK_ALLOW_PRIVATE: 'true',
   ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((route) => [`RATE_LIMIT_${route}`, '2/60'])),
   SMTP_RATE_MESSAGES: '2/60',
   SMTP_RATE_RECIPIENTS: '2/60',
@@ -115,6 +116,7 @@ describe('RATE_LIMITS=off', () => {
         CLEAR_INBOX: () => request(server.httpUrl, '/api/clear_inbox', { method: 'DELETE', jwt: cleared.jwt, localAddress: CLIENT }),
         ATTACHMENT: () => get(`/api/attachment/${uuid}/0`),
         ADMIN: () => get('/api/admin/stats', { jwt: undefined, headers: ADMIN_AUTH }),
+        WEBHOOK: (i) => [() => get('/api/webhook', { method: 'PUT', body: { url: 'http://127.0.0.1:8081/hook' } }), () => get('/api/webhook'), () => get('/api/webhook/deliveries')][i]!(),
       };
       assert.deepEqual(Object.keys(routes).sort(), Object.keys(RATE_LIMIT_ROUTES).sort(), 'every rate-limited route is exercised');
 

@@ -20,6 +20,8 @@ export const RATE_LIMIT_ROUTES = {
   ATTACHMENT: { max: 60, windowSeconds: 60 },
   // Every /api/admin/* request (ADMIN_TOKEN), counted before the token is checked.
   ADMIN: { max: 60, windowSeconds: 60 },
+  // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries (a PUT resolves the URL's host name).
+  WEBHOOK: { max: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
 export type RateLimitRoute = keyof typeof RATE_LIMIT_ROUTES;
 
@@ -64,6 +66,12 @@ export interface Config {
   metricsToken: string | undefined;
   /** ADMIN_TOKEN: undefined = no /api/admin/* and no admin page (404). */
   adminToken: string | undefined;
+  /** WEBHOOK_URL: the operator's webhook, sent every mail; undefined = none. */
+  webhookUrl: string | undefined;
+  /** WEBHOOK_SECRET: the operator's webhook's signing key (whsec_…); required with webhookUrl. */
+  webhookSecret: string | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to loopback and private addresses (intranets, tests). */
+  webhookAllowPrivate: boolean;
   logLevel: string;
   /** RATE_LIMITS=off: every per-client limit below and RATE_LIMIT_<ROUTE> off. */
   rateLimitsOn: boolean;

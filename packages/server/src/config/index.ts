@@ -4,6 +4,8 @@
 import type { Config, RateLimitRoute } from './config.js';
 import { CONFIG_VARIABLES, type VariableSpec } from './variables.js';
 import { ConfigError } from './values.js';
+import { checkAddress } from '../webhooks/guard.js';
+import { parseWebhookUrl } from '../webhooks/url.js';
 
 export { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
 export { ConfigError, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, type CorsOrigins, type RateLimitRule, type TrustProxy } from './values.js';
@@ -55,5 +57,20 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Pa
   if ((config.smtpTlsCert === undefined) !== (config.smtpTlsKey === undefined)) {
     throw new ConfigError('SMTP_TLS_CERT and SMTP_TLS_KEY must be set together.');
   }
+  checkOperatorWebhook(config);
   return config;
+}
+
+/** WEBHOOK_URL needs WEBHOOK_SECRET (and the other way round), and names no address the guard refuses (a host name is checked at each delivery). */
+function checkOperatorWebhook(config: Config): void {
+  if ((config.webhookUrl === undefined) !== (config.webhookSecret === undefined)) {
+    throw new ConfigError('WEBHOOK_URL and WEBHOOK_SECRET must be set together: the secret signs every delivery to the URL.');
+  }
+  if (config.webhookUrl === undefined) return;
+  const target = parseWebhookUrl(config.webhookUrl);
+  const verdict = target.ip !== undefined ? checkAddress(target.ip, config.webhookAllowPrivate) : undefined;
+  const localhost = !config.webhookAllowPrivate && (target.host === 'localhost' || target.host.endsWith('.localhost'));
+  if ((verdict && !verdict.allowed) || localhost) {
+    throw new ConfigError(`WEBHOOK_URL's host is ${verdict && !verdict.allowed ? verdict.reason : 'a loopback address'}: set WEBHOOK_ALLOW_PRIVATE=true to send webhooks to a private network.`);
+  }
 }

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { Type, type TInteger } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseDuration } from './duration.js';
+import { parseWebhookUrl, WebhookUrlError } from '../webhooks/url.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -151,6 +152,18 @@ export function parseDnsServers(raw: string): string[] | undefined {
     if (!v4 || isIP(v4[1]!) !== 4 || !validPort(v4[2]!)) throw new ConfigError(accepts);
     return `${v4[1]}:${Number(v4[2])}`;
   });
+}
+
+/** A webhook URL of the form parseWebhookUrl accepts (where it points is checked at start and at delivery). */
+export function webhookUrl(raw: string): string {
+  try {
+    return parseWebhookUrl(raw).url.href;
+  } catch (err) {
+    if (!(err instanceof WebhookUrlError)) throw err;
+    // The reason names no part of the value: a URL may carry a token.
+    const reason = err.message.replace(/^The webhook URL/, 'this one').replace(/\.$/, '');
+    throw new ConfigError(`an http:// or https:// URL without user name, password or fragment, on a port browsers may fetch; ${reason}`);
+  }
 }
 
 export function secret(raw: string): string | undefined {

@@ -3,7 +3,8 @@
 // configuration table both come from this one list.
 import { hostname } from 'node:os';
 import { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
-import { atLeast, between, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret } from './values.js';
+import { atLeast, between, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret, webhookUrl } from './values.js';
+import { isSecret } from '../webhooks/payload.js';
 
 type Setter = (c: Config, raw: string) => void;
 
@@ -242,6 +243,32 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       if (r !== '' && !/^[\x21-\x7e]{32,}$/.test(r)) throw new ConfigError('a token of at least 32 printable ASCII characters without spaces (or leave it unset for no admin)');
       c.adminToken = optional(r);
     },
+  },
+  {
+    name: 'WEBHOOK_URL',
+    default: '(unset = none)',
+    accepts: 'http(s) URL',
+    description:
+      "The operator's webhook: every mail any address receives is POSTed there as JSON, signed with WEBHOOK_SECRET (docs/api.md \"Webhooks\"). Needs WEBHOOK_SECRET; never printed.",
+    set: (c, r) => (c.webhookUrl = r === '' ? undefined : webhookUrl(r)),
+  },
+  {
+    name: 'WEBHOOK_SECRET',
+    default: '(unset)',
+    accepts: 'whsec_ + base64 of 24-64 bytes',
+    description: 'Signing key of WEBHOOK_URL\'s deliveries, as Standard Webhooks writes keys (e.g. "whsec_$(openssl rand -base64 32)"); required with WEBHOOK_URL, never printed.',
+    set: (c, r) => {
+      if (r !== '' && !isSecret(r)) throw new ConfigError('whsec_ followed by the base64 of 24 to 64 random bytes');
+      c.webhookSecret = optional(r);
+    },
+  },
+  {
+    name: 'WEBHOOK_ALLOW_PRIVATE',
+    default: 'false',
+    accepts: 'true or false',
+    description:
+      'true lets webhooks (WEBHOOK_URL and every address\'s) go to loopback, private and carrier-grade NAT addresses: for intranets and tests. Link-local (cloud metadata), multicast and reserved addresses stay refused.',
+    set: (c, r) => (c.webhookAllowPrivate = bool(r)),
   },
   {
     name: 'LOG_LEVEL',

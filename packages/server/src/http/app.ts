@@ -25,6 +25,7 @@ import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { systemRoutes } from './routes/system.js';
 import { uiRoutes } from './routes/ui.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { HttpDeps } from './deps.js';
 
 export type { HttpDeps };
@@ -162,6 +163,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(mailRoutes, { deps });
   await app.register(searchRoutes, { deps });
   await app.register(pushRoutes, { deps });
+  await app.register(webhookRoutes, { deps });
   await app.register(uiRoutes, { deps });
   // Without ADMIN_TOKEN neither exists: /api/admin/* and /admin are the usual 404.
   if (deps.admin && deps.config.adminToken) {

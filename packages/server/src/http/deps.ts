@@ -10,6 +10,7 @@ import type { MailService } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Store } from '../storage/store.js';
+import type { WebhookService } from '../webhooks/service.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface HttpDeps {
@@ -36,6 +37,8 @@ export interface HttpDeps {
   bus: EventBus;
   sessions: SessionService;
   challenge: Challenge;
+  /** The address's webhook (PUT /api/webhook). */
+  webhooks: WebhookService;
   limiter: RateLimiter;
   logger: Logger;
   /** Present when METRICS_TOKEN is set. */

@@ -86,6 +86,12 @@ export interface MailServiceOptions {
   catchAll?: boolean;
   /** The operators' blocks of senders, domains and client IPs (docs/decisions.md "Blocks"). */
   blocks?: BlockList;
+  /**
+   * Webhook deliveries (docs/decisions.md "Webhooks"): the store queues one for each mail
+   * whose address has a webhook, and for every mail with `operator` (WEBHOOK_URL), in the
+   * mail's own transaction; `queued` is called after the commit, to send them at once.
+   */
+  outbox?: { operator: boolean; queued: () => void };
   now?: () => number;
 }
 
@@ -167,6 +173,7 @@ export function createMailService(opts: MailServiceOptions) {
 
   async function deliver(env: Envelope): Promise<DeliveredMail[]> {
     const createdAt = now();
+    const operatorWebhook = opts.outbox?.operator === true;
     // Time-ordered (RFC 9562 version 7): each insert appends to the uuid index
     // instead of touching a random page of it, which keeps ingest fast in a large store.
     const uuids = env.recipients.map(() => timeOrderedUuid());
@@ -189,9 +196,10 @@ export function createMailService(opts: MailServiceOptions) {
       const trace = traceFor(i);
       // Only `size` (the Received: line) and `delivered_to` differ per copy.
       const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt, ...(auth ? { auth } : {}) } satisfies MailMetadata);
-      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText: parsed.searchText };
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText: parsed.searchText, operatorWebhook };
     });
     const ids = await store.insertMails(rows);
+    opts.outbox?.queued();
     if (bus) {
       rows.forEach((r, i) =>
         bus.publish(r.addressId, {

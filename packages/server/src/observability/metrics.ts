@@ -29,6 +29,8 @@ export interface Metrics {
   trackOpen(read: () => { streams: number; waits: number }): void;
   /** One list page, mail or parsed mail answered (route template), reused or built. */
   responseReuse(route: string, outcome: ReuseOutcome): void;
+  /** One webhook delivery attempt: to an address's webhook or the operator's WEBHOOK_URL, and how it ended. */
+  webhookAttempt(hook: 'address' | 'operator', outcome: 'delivered' | 'failed' | 'gave_up'): void;
 }
 
 export function createMetrics(storeKind: string): Metrics {
@@ -86,8 +88,15 @@ export function createMetrics(storeKind: string): Metrics {
     labelNames: ['route', 'outcome'] as const,
     registers: [registry],
   });
+  const webhooks = new Counter({
+    name: 'temp_inbox_webhook_attempts_total',
+    help: "Webhook delivery attempts, by hook (an address's own, or the operator's WEBHOOK_URL) and outcome: delivered (2xx), failed (to be retried), gave_up (failed, retries over).",
+    labelNames: ['hook', 'outcome'] as const,
+    registers: [registry],
+  });
   // Pre-create the outcome series, so that a rate over them starts at 0.
   for (const outcome of ['stored', 'too_large', 'failed'] as const) messages.inc({ outcome }, 0);
+  for (const hook of ['address', 'operator'] as const) for (const outcome of ['delivered', 'failed', 'gave_up'] as const) webhooks.inc({ hook, outcome }, 0);
 
   const LONG_LIVED = new Set(['/api/events', '/api/mails/wait']);
   return {
@@ -107,5 +116,6 @@ export function createMetrics(storeKind: string): Metrics {
       openReader = read;
     },
     responseReuse: (route, outcome) => reuse.inc({ route, outcome }),
+    webhookAttempt: (hook, outcome) => webhooks.inc({ hook, outcome }),
   };
 }

@@ -103,6 +103,16 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     mailsPerDay: (fromDay) => inner.mailsPerDay(fromDay),
     topSenders: (since, limit) => inner.topSenders(since, limit),
     storageUsage: () => inner.storageUsage(),
+    // Webhooks and their outbox: nothing here is remembered, and none of it changes an
+    // address or its live mail (a delivery reads a mail, deleted or not, by id).
+    putWebhook: (addressId, url, secret, createdAt) => inner.putWebhook(addressId, url, secret, createdAt),
+    getWebhook: (addressId) => inner.getWebhook(addressId),
+    deleteWebhook: (addressId) => inner.deleteWebhook(addressId),
+    claimDeliveries: (claim) => inner.claimDeliveries(claim),
+    finishDelivery: (owner, deliveryId, attempt) => inner.finishDelivery(owner, deliveryId, attempt),
+    nextDeliveryAt: (operator) => inner.nextDeliveryAt(operator),
+    listWebhookAttempts: (addressId, limit) => inner.listWebhookAttempts(addressId, limit),
+    pruneWebhooks: (cutoffs) => inner.pruneWebhooks(cutoffs),
     ping: () => inner.ping(),
     close: () => inner.close(),
 

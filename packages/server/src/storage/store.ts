@@ -34,6 +34,8 @@ export interface NewMail {
   createdAt: number;
   /** What searchMails finds the mail by (subject, people, decoded text); none: found by nothing. */
   searchText?: string;
+  /** Queue a delivery to the operator's WEBHOOK_URL too (the address's own webhook, if any, is always queued). */
+  operatorWebhook?: boolean;
 }
 
 export interface MailSummary {
@@ -143,7 +145,96 @@ export interface OperatorStore {
   storageUsage(): Promise<StorageUsage>;
 }
 
-export interface Store extends OperatorStore {
+/** An address's webhook (docs/api.md "Webhooks"): at most one per address. */
+export interface WebhookRecord {
+  id: number;
+  addressId: number;
+  url: string;
+  /** whsec_…: the key its deliveries are signed with. */
+  secret: string;
+  /** When the URL and secret were set (a PUT sets both). */
+  createdAt: number;
+}
+
+/** The fields of a mail a webhook delivery carries (the list item's). */
+export type WebhookMail = Pick<MailSummary, 'id' | 'uuid' | 'source' | 'address' | 'metadata' | 'messageId' | 'createdAt'>;
+
+/** A queued delivery a node has claimed (with a lease), with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: number;
+  /** null: the operator's WEBHOOK_URL. */
+  webhookId: number | null;
+  /** The address's webhook's URL and secret; null for the operator's. */
+  url: string | null;
+  secret: string | null;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When it was queued (the mail's arrival): retries stop a fixed time after it. */
+  createdAt: number;
+  addressId: number;
+  /** The mail's list fields (also when its owner has deleted it since). */
+  mail: WebhookMail;
+}
+
+export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
+
+/** One attempt to deliver a mail to a webhook, as GET /api/webhook/deliveries lists it. */
+export interface WebhookAttempt {
+  /** null: the operator's WEBHOOK_URL (listed to nobody). */
+  webhookId: number | null;
+  addressId: number;
+  mailUuid: string;
+  url: string;
+  /** 1 for the first. */
+  attempt: number;
+  at: number;
+  outcome: WebhookOutcome;
+  /** The HTTP status answered, or null for none. */
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  /** When it is tried again (failed only). */
+  nextAt: number | null;
+}
+
+/**
+ * Webhooks and their delivery outbox (docs/decisions.md "Webhooks"). insertMails queues a
+ * delivery per stored mail for the address's webhook (and for the operator's with
+ * NewMail.operatorWebhook) in the mail's own transaction; nodes claim due deliveries with
+ * a lease, so each is sent by one node at a time.
+ */
+export interface WebhookStore {
+  /** Sets the address's webhook, replacing the URL and secret of one it has (its queued deliveries follow it). */
+  putWebhook(addressId: number, url: string, secret: string, createdAt: number): Promise<WebhookRecord>;
+  getWebhook(addressId: number): Promise<WebhookRecord | undefined>;
+  /** Removes the address's webhook with its queued deliveries and its attempts; false when it had none. */
+  deleteWebhook(addressId: number): Promise<boolean>;
+  /**
+   * Leases up to `limit` deliveries due at `now` (next attempt reached, no live lease) to
+   * `owner` until now + leaseMs, oldest due first: at most one per webhook, none of
+   * `busyWebhooks` (held by this node already), the operator's only with `operator`.
+   * Two callers never get the same delivery while its lease lasts.
+   */
+  claimDeliveries(claim: { owner: string; now: number; leaseMs: number; limit: number; busyWebhooks: number[]; operator: boolean }): Promise<ClaimedDelivery[]>;
+  /**
+   * Records an attempt of a delivery leased to `owner`: a failed one is scheduled again at
+   * attempt.nextAt and its lease released; delivered or given up, it leaves the queue.
+   * The attempt is recorded even when the lease was lost (false) or the delivery is gone.
+   */
+  finishDelivery(owner: string, deliveryId: number, attempt: WebhookAttempt): Promise<boolean>;
+  /**
+   * When the next delivery can be claimed (the operator's only with `operator`): the earliest
+   * next attempt, or for a leased one the end of its lease (a node that died leaves it then);
+   * undefined when none is queued.
+   */
+  nextDeliveryAt(operator: boolean): Promise<number | undefined>;
+  /** The address's webhook's most recent attempts, newest first. */
+  listWebhookAttempts(addressId: number, limit: number): Promise<WebhookAttempt[]>;
+  /** Removes attempts made before attemptsBefore and unleased deliveries queued before queuedBefore. */
+  pruneWebhooks(cutoffs: { attemptsBefore: number; queuedBefore: number; now: number }): Promise<{ attempts: number; deliveries: number }>;
+}
+
+export interface Store extends OperatorStore, WebhookStore {
   readonly kind: string;
 
   /**

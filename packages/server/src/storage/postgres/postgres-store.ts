@@ -7,6 +7,7 @@ import pg from 'pg';
 import { DAY_MS, type AddressRecord, type MailBody, type MailSummary, type PurgeResult, type SessionAddressRecord, type Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
+import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
 import { queryWords, searchWords } from '../search-words.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -109,6 +110,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   return {
     kind: 'postgres',
     ...postgresOperatorStore(pool),
+    ...postgresWebhookStore(pool),
     async createAddress(address, createdAt, opts = {}) {
       const { rows } = await q<AddressRow>(
         pool,
@@ -179,6 +181,12 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
           );
           ids.push(Number(rows[0]!.id));
         }
+        // The mails' webhook deliveries, committed with them (docs/decisions.md "Webhooks").
+        await queueWebhooks(
+          client,
+          ids,
+          ids.filter((_, i) => mails[i]!.operatorWebhook === true),
+        );
         // The admin's mails per day, last: the row stays locked only until the commit.
         const days = new Map<number, number>();
         for (const m of mails) {

@@ -10,6 +10,7 @@ import { DAY_MS, type AddressRecord, type MailBody, type MailRecord, type MailSu
 import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 import { sqliteOperatorStore } from './sqlite-operator.js';
+import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { queryWords, searchWords } from '../search-words.js';
 
@@ -179,6 +180,9 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
   };
 
+  // Each stored mail's webhook deliveries, queued in its own transaction (docs/decisions.md "Webhooks").
+  const queueWebhooks = sqliteWebhookQueue(db);
+
   const insertBody = (body: MailBody, refs: number): number => {
     const parts = Math.max(1, Math.ceil(body.raw.length / RAW_PART_BYTES));
     const first = parts === 1 ? body.raw : body.raw.subarray(0, RAW_PART_BYTES);
@@ -206,6 +210,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       );
       // The address's own word narrows a search to its mail inside the index (see searchMails).
       if (m.searchText) q.indexMail.run(id, `${addressWord(m.addressId)} ${searchWords(m.searchText).join(' ')}`);
+      queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
   };
@@ -274,6 +279,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   return {
     kind: 'sqlite',
     ...sqliteOperatorStore(db, afterSync),
+    ...sqliteWebhookStore(db, afterSync),
     async createAddress(address, createdAt, opts = {}) {
       return afterSync(() => {
         const row = q.insertAddress.get(address, createdAt, opts.unclaimed ? 1 : 0) as { id: number; address: string; created_at: number } | undefined;

@@ -1,0 +1,193 @@
+// Webhooks in SQLite (store.ts WebhookStore; docs/decisions.md "Webhooks"): the address's
+// webhook, the outbox of deliveries and the attempts. Deliveries are queued by
+// sqlite-store.ts's insertMails through queueWebhooks, in the mail's own transaction.
+// One process serves a database, but another may open the same file (a second start by
+// mistake, a tool): a claim is one UPDATE, so two claimers never share a delivery.
+import type Database from 'better-sqlite3';
+import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookStore } from '../store.js';
+
+interface WebhookRow {
+  id: number;
+  address_id: number;
+  url: string;
+  secret: string;
+  created_at: number;
+}
+
+interface ClaimedRow {
+  id: number;
+  webhook_id: number | null;
+  url: string | null;
+  secret: string | null;
+  attempts: number;
+  created_at: number;
+  mail_id: number;
+  uuid: string;
+  source: string;
+  address: string;
+  address_id: number;
+  metadata: string;
+  message_id: string;
+  mail_created_at: number;
+}
+
+interface AttemptRow {
+  webhook_id: number | null;
+  address_id: number;
+  mail_uuid: string;
+  url: string;
+  attempt: number;
+  at: number;
+  outcome: WebhookOutcome;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+  next_at: number | null;
+}
+
+const toWebhook = (r: WebhookRow): WebhookRecord => ({ id: r.id, addressId: r.address_id, url: r.url, secret: r.secret, createdAt: r.created_at });
+
+const toAttempt = (r: AttemptRow): WebhookAttempt => ({
+  webhookId: r.webhook_id,
+  addressId: r.address_id,
+  mailUuid: r.mail_uuid,
+  url: r.url,
+  attempt: r.attempt,
+  at: r.at,
+  outcome: r.outcome,
+  status: r.status,
+  durationMs: r.duration_ms,
+  error: r.error,
+  nextAt: r.next_at,
+});
+
+const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  url: r.url,
+  secret: r.secret,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  addressId: r.address_id,
+  mail: { id: r.mail_id, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: r.mail_created_at }
+});
+
+/** Queues a stored mail's deliveries: to its address's webhook, and to the operator's when asked. Runs inside insertMails' transaction. */
+export type QueueWebhooks = (mailId: number, addressId: number, createdAt: number, operator: boolean) => void;
+
+export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
+  const forAddress = db.prepare('INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) SELECT id, ?, ?, ? FROM webhooks WHERE address_id = ?');
+  const forOperator = db.prepare('INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) VALUES (NULL, ?, ?, ?)');
+  return (mailId, addressId, createdAt, operator) => {
+    forAddress.run(mailId, createdAt, createdAt, addressId);
+    if (operator) forOperator.run(mailId, createdAt, createdAt);
+  };
+}
+
+/**
+ * Due deliveries without a live lease, of webhooks with none in flight (here or on another
+ * node), the operator's only on request; of these the claim takes the earliest due of each
+ * webhook, and the operator's all.
+ */
+const DUE =
+  'next_at <= @now AND (lease_until IS NULL OR lease_until <= @now) AND (webhook_id IS NOT NULL OR @operator) ' +
+  'AND (webhook_id IS NULL OR (webhook_id NOT IN (SELECT value FROM json_each(@busy)) ' +
+  'AND NOT EXISTS (SELECT 1 FROM webhook_outbox l WHERE l.webhook_id = o.webhook_id AND l.lease_until > @now)))';
+
+/** `write` runs a write as the store's other writes run (retried while another connection holds the lock, resolved once durable). */
+export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => T) => Promise<T>): WebhookStore {
+  const q = {
+    put: db.prepare(
+      'INSERT INTO webhooks (address_id, url, secret, created_at) VALUES (?, ?, ?, ?) ' +
+        'ON CONFLICT (address_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, created_at = excluded.created_at RETURNING id, address_id, url, secret, created_at',
+    ),
+    get: db.prepare('SELECT id, address_id, url, secret, created_at FROM webhooks WHERE address_id = ?'),
+    delete: db.prepare('DELETE FROM webhooks WHERE address_id = ?'),
+    claim: db.prepare(
+      'UPDATE webhook_outbox SET lease_owner = @owner, lease_until = @until WHERE id IN (' +
+        `SELECT id FROM (SELECT id, webhook_id, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, id) AS rn FROM webhook_outbox o WHERE ${DUE}) ` +
+        'WHERE rn = 1 OR webhook_id IS NULL ORDER BY next_at, id LIMIT @limit) RETURNING id',
+    ),
+    claimed: db.prepare(
+      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
+        'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
+        'WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.next_at, o.id',
+    ),
+    reschedule: db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
+    remove: db.prepare('DELETE FROM webhook_outbox WHERE id = ? AND lease_owner = ?'),
+    // Only while the address (and the webhook) it belongs to still exist: a deletion during the attempt took its history with it.
+    record: db.prepare(
+      'INSERT INTO webhook_attempts (webhook_id, address_id, mail_uuid, url, attempt, at, outcome, status, duration_ms, error, next_at) ' +
+        'SELECT @webhookId, @addressId, @mailUuid, @url, @attempt, @at, @outcome, @status, @durationMs, @error, @nextAt ' +
+        'WHERE EXISTS (SELECT 1 FROM addresses WHERE id = @addressId) AND (@webhookId IS NULL OR EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId))',
+    ),
+    nextDue: db.prepare('SELECT min(max(next_at, coalesce(lease_until, 0))) FROM webhook_outbox WHERE webhook_id IS NOT NULL OR ?').pluck(),
+    attempts: db.prepare(
+      'SELECT a.webhook_id, a.address_id, a.mail_uuid, a.url, a.attempt, a.at, a.outcome, a.status, a.duration_ms, a.error, a.next_at ' +
+        'FROM webhook_attempts a WHERE a.webhook_id = (SELECT id FROM webhooks WHERE address_id = ?) ORDER BY a.id DESC LIMIT ?',
+    ),
+    pruneAttempts: db.prepare('DELETE FROM webhook_attempts WHERE at < ?'),
+    pruneQueued: db.prepare('DELETE FROM webhook_outbox WHERE created_at < ? AND (lease_until IS NULL OR lease_until <= ?)'),
+  };
+
+  const claim = db.transaction((c: Parameters<WebhookStore['claimDeliveries']>[0]): ClaimedDelivery[] => {
+    const ids = (
+      q.claim.all({ owner: c.owner, until: c.now + c.leaseMs, now: c.now, operator: c.operator ? 1 : 0, busy: JSON.stringify(c.busyWebhooks), limit: c.limit }) as { id: number }[]
+    ).map((r) => r.id);
+    if (ids.length === 0) return [];
+    return (q.claimed.all(JSON.stringify(ids)) as ClaimedRow[]).map(toClaimed);
+  });
+
+  const finish = db.transaction((owner: string, deliveryId: number, a: WebhookAttempt): boolean => {
+    const held = (a.outcome === 'failed' ? q.reschedule.run(a.nextAt, deliveryId, owner) : q.remove.run(deliveryId, owner)).changes > 0;
+    q.record.run({
+      webhookId: a.webhookId,
+      addressId: a.addressId,
+      mailUuid: a.mailUuid,
+      url: a.url,
+      attempt: a.attempt,
+      at: a.at,
+      outcome: a.outcome,
+      status: a.status,
+      durationMs: a.durationMs,
+      error: a.error,
+      nextAt: a.nextAt,
+    });
+    return held;
+  });
+
+  const prune = db.transaction((c: { attemptsBefore: number; queuedBefore: number; now: number }) => ({
+    attempts: q.pruneAttempts.run(c.attemptsBefore).changes,
+    deliveries: q.pruneQueued.run(c.queuedBefore, c.now).changes,
+  }));
+
+  return {
+    async putWebhook(addressId, url, secret, createdAt) {
+      return toWebhook(await write(() => q.put.get(addressId, url, secret, createdAt) as WebhookRow));
+    },
+    async getWebhook(addressId) {
+      const row = q.get.get(addressId) as WebhookRow | undefined;
+      return row && toWebhook(row);
+    },
+    async deleteWebhook(addressId) {
+      return write(() => q.delete.run(addressId).changes > 0);
+    },
+    async claimDeliveries(c) {
+      if (c.limit <= 0) return [];
+      return write(() => claim(c));
+    },
+    async finishDelivery(owner, deliveryId, attempt) {
+      return write(() => finish(owner, deliveryId, attempt));
+    },
+    async nextDeliveryAt(operator) {
+      const at = q.nextDue.get(operator ? 1 : 0) as number | null;
+      return at ?? undefined;
+    },
+    async listWebhookAttempts(addressId, limit) {
+      return (q.attempts.all(addressId, limit) as AttemptRow[]).map(toAttempt);
+    },
+    async pruneWebhooks(cutoffs) {
+      return write(() => prune(cutoffs));
+    },
+  };
+}

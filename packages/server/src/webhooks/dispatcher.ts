@@ -1,0 +1,221 @@
+// The webhook dispatcher (docs/decisions.md "Webhooks"): one per node. It claims due
+// deliveries from the outbox with a lease, sends a few at a time, records each attempt,
+// and schedules a failed one again with exponential back-off and jitter until
+// `retryForMs` after the mail arrived, then gives up (recorded). It never holds up
+// delivery of mail: the SMTP side only queues (in the mail's transaction) and wakes it.
+// A delivery whose node died is taken by any node once its lease has run out.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Metrics } from '../observability/metrics.js';
+import type { ClaimedDelivery, WebhookOutcome, WebhookStore } from '../storage/store.js';
+import { resolveTarget, WebhookRefusedError, type Lookup } from './guard.js';
+import { mailReceivedBody, messageId, signedHeaders } from './payload.js';
+import { postWebhook, type PostResult } from './sender.js';
+import { parseWebhookUrl, WebhookUrlError } from './url.js';
+
+export interface WebhookTuning {
+  /** The whole attempt, DNS included (default 5 s). */
+  timeoutMs: number;
+  /** Retries stop this long after the mail arrived (default 24 h). */
+  retryForMs: number;
+  /** The wait after the n-th failed attempt (n = 1, 2, …), jitter included. */
+  backoff: (attempt: number) => number;
+  /** Deliveries in flight at once on this node (default 8). */
+  concurrency: number;
+  /** How long a claimed delivery is this node's before another may take it (default 60 s; well above timeoutMs). */
+  leaseMs: number;
+  /** The longest the dispatcher sleeps without looking at the outbox (default 1 s): it also picks up other nodes' orphans. */
+  pollMs: number;
+  /** Attempts are kept this long (default 7 days). */
+  keepAttemptsMs: number;
+  /** Resolves host names (default: the system resolver, two at a time). */
+  lookup: Lookup;
+}
+
+/** Exponential back-off with "equal jitter": half the step is fixed, half random, so retries of many deliveries spread out. */
+export function exponentialBackoff(baseMs = 5000, maxMs = 3_600_000): (attempt: number) => number {
+  return (attempt) => {
+    const step = Math.min(maxMs, baseMs * 2 ** Math.min(attempt - 1, 30));
+    return Math.round(step / 2 + Math.random() * (step / 2));
+  };
+}
+
+export interface DispatcherOptions extends WebhookTuning {
+  store: WebhookStore;
+  logger: Logger;
+  metrics?: Metrics | undefined;
+  now: () => number;
+  /** WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
+  /** WEBHOOK_URL and WEBHOOK_SECRET; without them this node leaves the operator's deliveries to nodes that have them. */
+  operator?: { url: string; secret: string } | undefined;
+}
+
+export interface Dispatcher {
+  /** Looks at the outbox now (a mail was just queued, or an attempt finished). */
+  wake(): void;
+  /** Stops claiming and waits for the attempts in flight (each ends within timeoutMs). */
+  stop(): Promise<void>;
+}
+
+/** How often old attempts and stale deliveries are removed. */
+const PRUNE_EVERY_MS = 60 * 60_000;
+/** A delivery the dispatcher could not record (database away) is tried again after this. */
+const RETRY_AFTER_ERROR_MS = 1000;
+
+export function createDispatcher(opts: DispatcherOptions): Dispatcher {
+  const { store, logger, now } = opts;
+  const owner = randomUUID();
+  const operator = opts.operator !== undefined;
+  const inFlight = new Set<Promise<void>>();
+  /** Webhooks with an attempt in flight here: one at a time each, so one slow receiver cannot take every slot. */
+  const busy = new Set<number>();
+  let stopped = false;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const schedule = (ms: number) => {
+    clearTimeout(timer);
+    if (stopped) return;
+    timer = setTimeout(wake, Math.max(0, Math.min(ms, opts.pollMs)));
+    timer.unref();
+  };
+
+  function wake(): void {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = pump().finally(() => {
+      pumping = undefined;
+    });
+  }
+
+  async function pump(): Promise<void> {
+    let sleep = opts.pollMs;
+    try {
+      do {
+        again = false;
+        const free = opts.concurrency - inFlight.size;
+        if (free <= 0) break;
+        const claimed = await store.claimDeliveries({ owner, now: now(), leaseMs: opts.leaseMs, limit: free, busyWebhooks: [...busy], operator });
+        for (const d of claimed) start(d);
+        if (claimed.length < free) {
+          // Nothing more is due: sleep until the next one is (a retry, or the end of a lease
+          // another node holds), a poll's worth at most, for what other nodes queue.
+          const next = await store.nextDeliveryAt(operator);
+          const t = now();
+          // One due now but not claimed waits for our attempt to its webhook, whose end wakes us.
+          sleep = next === undefined || next <= t ? opts.pollMs : next - t;
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      logger.error({ err }, 'webhook outbox could not be read');
+      sleep = RETRY_AFTER_ERROR_MS;
+    }
+    schedule(sleep);
+  }
+
+  function start(d: ClaimedDelivery): void {
+    if (d.webhookId !== null) busy.add(d.webhookId);
+    const attempt = send(d)
+      .catch((err: unknown) => logger.error({ err, delivery: d.id }, 'webhook attempt could not be recorded'))
+      .finally(() => {
+        inFlight.delete(attempt);
+        if (d.webhookId !== null) busy.delete(d.webhookId);
+        wake();
+      });
+    inFlight.add(attempt);
+  }
+
+  async function send(d: ClaimedDelivery): Promise<void> {
+    const url = d.webhookId === null ? opts.operator?.url : d.url;
+    const secret = d.webhookId === null ? opts.operator?.secret : d.secret;
+    const at = now();
+    const started = performance.now();
+    let result: PostResult;
+    if (url == null || secret == null) {
+      result = { status: null, ok: false, error: 'The webhook is no longer configured.' };
+    } else {
+      result = await attempt(url, secret, d);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const number = d.attempts + 1;
+    let outcome: WebhookOutcome = 'delivered';
+    let nextAt: number | null = null;
+    if (!result.ok) {
+      nextAt = now() + opts.backoff(number);
+      outcome = nextAt > d.createdAt + opts.retryForMs ? 'gave_up' : 'failed';
+      if (outcome === 'gave_up') nextAt = null;
+    }
+    const held = await store.finishDelivery(owner, d.id, {
+      webhookId: d.webhookId,
+      addressId: d.addressId,
+      mailUuid: d.mail.uuid,
+      url: url ?? '',
+      attempt: number,
+      at,
+      outcome,
+      status: result.status,
+      durationMs,
+      error: result.error,
+      nextAt,
+    });
+    opts.metrics?.webhookAttempt(d.webhookId === null ? 'operator' : 'address', outcome);
+    const line = { delivery: d.id, mail: d.mail.uuid, hook: d.webhookId === null ? 'operator' : 'address', attempt: number, outcome, status: result.status, error: result.error, ms: durationMs };
+    if (!held) logger.warn(line, 'webhook delivery lease was lost during the attempt; another node may send it again');
+    else if (outcome === 'gave_up') logger.info(line, 'webhook delivery given up');
+    // An owner's receiver failing is the owner's business (GET /api/webhook/deliveries); the operator's is the operator's.
+    else if (outcome === 'failed') logger[d.webhookId === null ? 'warn' : 'debug'](line, 'webhook delivery failed');
+    else logger.debug(line, 'webhook delivered');
+  }
+
+  async function attempt(rawUrl: string, secret: string, d: ClaimedDelivery): Promise<PostResult> {
+    const deadline = performance.now() + opts.timeoutMs;
+    try {
+      // Checked again at every attempt: a name's DNS may have changed since the URL was set.
+      const target = parseWebhookUrl(rawUrl);
+      const addresses = await resolveTarget(target, { allowPrivate: opts.allowPrivate, lookup: opts.lookup, timeoutMs: opts.timeoutMs });
+      const body = mailReceivedBody(d.mail);
+      return await postWebhook({
+        url: target.url,
+        addresses,
+        headers: signedHeaders(secret, messageId(d.mail.uuid), body, new Date()),
+        body,
+        timeoutMs: deadline - performance.now(),
+      });
+    } catch (err) {
+      // The guard's and the URL check's messages are sentences meant for the owner.
+      return { status: null, ok: false, error: err instanceof WebhookRefusedError || err instanceof WebhookUrlError ? err.message : 'The request could not be made.' };
+    }
+  }
+
+  // Old attempts and deliveries nobody can send (the operator's, after WEBHOOK_URL was
+  // removed from every node) are removed now and then; stale ones at start too.
+  const prune = () => {
+    const t = now();
+    store
+      .pruneWebhooks({ attemptsBefore: t - opts.keepAttemptsMs, queuedBefore: t - opts.retryForMs - opts.leaseMs - PRUNE_EVERY_MS, now: t })
+      .then(
+        (r) => (r.attempts || r.deliveries) && logger.info(r, 'webhook attempts pruned'),
+        (err: unknown) => logger.warn({ err }, 'webhook attempts could not be pruned'),
+      );
+  };
+  prune();
+  const pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
+  pruneTimer.unref();
+  wake();
+
+  return {
+    wake,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      clearInterval(pruneTimer);
+      await pumping;
+      await Promise.all([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,147 @@
+// The SSRF guard (docs/security.md "Webhooks"): a webhook is POSTed only to public
+// addresses. A URL's host is resolved here, every address it resolves to is checked, and
+// the request then connects to those checked addresses and nothing else (sender.ts), so a
+// name whose DNS answer changes between the check and the connection (DNS rebinding)
+// cannot send it anywhere else. Checked when the URL is set and again at every delivery.
+import { lookup as dnsLookup } from 'node:dns';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { WebhookTarget } from './url.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has (IPv4 and IPv6). */
+export type Lookup = (host: string) => Promise<ResolvedAddress[]>;
+
+/** Why an address is refused, as a sentence's object: "a loopback address". */
+export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/** A target refused by the guard, or a host that could not be resolved; the message is a sentence fit for a 400. */
+export class WebhookRefusedError extends Error {
+  override name = 'WebhookRefusedError';
+}
+
+const REASONS: Record<string, string> = {
+  unspecified: 'an unspecified address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address (such as the cloud metadata service at 169.254.169.254)',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  private: 'a private-network address',
+  uniqueLocal: 'a private-network (unique local) address',
+  ipv4Mapped: 'an IPv4-mapped IPv6 address',
+  reserved: 'a reserved address',
+};
+
+/** What WEBHOOK_ALLOW_PRIVATE=true lets through: the ranges an intranet's own services use. */
+const PRIVATE_RANGES = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
+
+/** 2000::/3, the IPv6 global unicast space: anything outside it that ipaddr.js calls unicast (::/96, IPv4-compatible) is not a public host. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * The guard's decision for one IP address: allowed only when it is a public unicast
+ * address. Refused: loopback, private (RFC 1918, fc00::/7), link-local (169.254/16 with
+ * the cloud metadata address, fe80::/10), carrier-grade NAT (100.64/10), multicast,
+ * broadcast, unspecified, IPv4-mapped IPv6 (::ffff:0:0/96), NAT64 and the other
+ * addresses that embed an IPv4 one, and reserved and documentation ranges. With
+ * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE, for intranets and tests) loopback, private and
+ * carrier-grade NAT addresses are allowed too, and an IPv4-mapped address is judged as
+ * the IPv4 address it carries; link-local (where the metadata service is), multicast,
+ * broadcast, unspecified and reserved addresses never are.
+ */
+export function checkAddress(ip: string, allowPrivate: boolean): AddressVerdict {
+  // Canonical forms only (node:net's parser): ipaddr.js would also read "0x7f.1" or "127.1".
+  if (isIP(ip) === 0) return { allowed: false, reason: 'not an IP address' };
+  const addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    if (!allowPrivate) return { allowed: false, reason: REASONS['ipv4Mapped']! };
+    return checkAddress((addr as ipaddr.IPv6).toIPv4Address().toString(), true);
+  }
+  let range: string = addr.range();
+  if (range === 'unicast' && addr.kind() === 'ipv6' && !addr.match(GLOBAL_UNICAST_V6)) range = 'reserved';
+  if (range === 'unicast' || (allowPrivate && PRIVATE_RANGES.has(range))) return { allowed: true };
+  return { allowed: false, reason: REASONS[range] ?? 'a reserved address' };
+}
+
+/** What a localhost name is, by definition: no resolver is asked. */
+const LOCALHOST: ResolvedAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
+/** Names that are loopback by definition (RFC 6761 §6.3): refused without asking DNS. */
+const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+
+/**
+ * Every address the target's host resolves to, each checked; IPv4 first. Refused when
+ * any one is not allowed: a receiver cannot make the guard pass by adding a public
+ * address next to a private one. Throws WebhookRefusedError.
+ */
+export async function resolveTarget(target: WebhookTarget, opts: { allowPrivate: boolean; lookup: Lookup; timeoutMs: number }): Promise<ResolvedAddress[]> {
+  if (target.ip !== undefined) {
+    const verdict = checkAddress(target.ip, opts.allowPrivate);
+    if (!verdict.allowed) throw new WebhookRefusedError(`The webhook host is ${verdict.reason}; webhooks are only sent to public addresses.`);
+    return [{ address: target.ip, family: isIP(target.ip) as 4 | 6 }];
+  }
+  if (isLocalhostName(target.host)) {
+    if (!opts.allowPrivate) throw new WebhookRefusedError(`The webhook host is ${REASONS['loopback']}; webhooks are only sent to public addresses.`);
+    return LOCALHOST;
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await withTimeout(opts.lookup(target.host), opts.timeoutMs);
+  } catch (err) {
+    if (err instanceof TimeoutError) throw new WebhookRefusedError(`The webhook host name did not resolve within ${Math.round(opts.timeoutMs / 100) / 10} s.`);
+    throw new WebhookRefusedError('The webhook host name does not resolve.');
+  }
+  if (addresses.length === 0) throw new WebhookRefusedError('The webhook host name does not resolve.');
+  for (const a of addresses) {
+    const verdict = checkAddress(a.address, opts.allowPrivate);
+    if (!verdict.allowed) throw new WebhookRefusedError(`The webhook host name resolves to ${verdict.reason}; webhooks are only sent to public addresses.`);
+  }
+  return [...addresses].sort((x, y) => x.family - y.family);
+}
+
+class TimeoutError extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new TimeoutError()), Math.max(0, ms));
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The system resolver (getaddrinfo: /etc/hosts, then DNS), at most `parallel` look-ups at
+ * once. getaddrinfo runs on libuv's thread pool, which also syncs the SQLite WAL before
+ * every SMTP 250: a receiver's slow name server must not take every thread of it. A
+ * look-up keeps its place until getaddrinfo returns, even after its caller gave up; past
+ * `maxQueued` waiting ones, a look-up fails at once.
+ */
+export function systemLookup(parallel = 2, maxQueued = 100): Lookup {
+  let running = 0;
+  const queue: (() => void)[] = [];
+  const run = (host: string, resolve: (a: ResolvedAddress[]) => void, reject: (e: unknown) => void) => {
+    running++;
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => {
+      running--;
+      queue.shift()?.();
+      if (err) reject(err);
+      else resolve(addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
+    });
+  };
+  return (host) =>
+    new Promise((resolve, reject) => {
+      if (running < parallel) run(host, resolve, reject);
+      else if (queue.length < maxQueued) queue.push(() => run(host, resolve, reject));
+      else reject(new Error('too many host names are being resolved'));
+    });
+}

@@ -1,0 +1,66 @@
+// A real DNS server (dns2, UDP on 127.0.0.1) whose A and AAAA records a webhook test sets
+// and changes, and a resolver that asks it and nothing else: the `lookup` the service is
+// given in place of the system's, so that "a name resolving to 127.0.0.1", "a name whose
+// answer changes after the PUT" or "a name server that never answers" are tested without
+// one DNS packet leaving the loopback range. `lookups` counts the service's look-ups.
+import { promises as dnsPromises } from 'node:dns';
+import dns2 from 'dns2';
+import type { Lookup, ResolvedAddress } from '../../src/webhooks/guard.js';
+
+const { Packet } = dns2;
+
+export interface WebhookDns {
+  /** name (lower case, no final dot) -> its addresses, IPv4 and IPv6 mixed. */
+  zone: Map<string, string[]>;
+  /** Names asked for and never answered. */
+  silent: Set<string>;
+  /** The resolver to give the service (StartOptions.webhooks.lookup). */
+  lookup: Lookup;
+  /** Host names the service looked up, in order. */
+  lookups: string[];
+  close(): Promise<void>;
+}
+
+export async function startWebhookDns(): Promise<WebhookDns> {
+  const zone = new Map<string, string[]>();
+  const silent = new Set<string>();
+  const lookups: string[] = [];
+  const server = dns2.createUDPServer((request, send) => {
+    const [question] = request.questions;
+    if (!question) return;
+    const name = question.name.toLowerCase().replace(/\.$/, '');
+    if (silent.has(name)) return;
+    const response = Packet.createResponseFromRequest(request);
+    const addresses = zone.get(name);
+    if (!addresses) response.header.rcode = Packet.RCODE.NXDOMAIN;
+    for (const address of addresses ?? []) {
+      const v6 = address.includes(':');
+      if (question.type !== (v6 ? Packet.TYPE.AAAA : Packet.TYPE.A)) continue;
+      response.answers.push({ name: question.name, type: v6 ? Packet.TYPE.AAAA : Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 1, address } as never);
+    }
+    void (send as (r: unknown) => Promise<unknown>)(response).catch(() => undefined);
+  });
+  await server.listen(0, '127.0.0.1');
+  const resolver = new dnsPromises.Resolver({ timeout: 2000, tries: 1 });
+  resolver.setServers([`127.0.0.1:${server.address().port}`]);
+  const lookup: Lookup = async (host) => {
+    lookups.push(host);
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    const found: ResolvedAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ];
+    if (found.length === 0) throw v4.status === 'rejected' ? v4.reason : new Error('no address');
+    return found;
+  };
+  return {
+    zone,
+    silent,
+    lookup,
+    lookups,
+    async close() {
+      resolver.cancel();
+      server.close();
+    },
+  };
+}
