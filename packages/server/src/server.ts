@@ -22,6 +22,7 @@ import { createMailAuthenticator } from './mail/auth.js';
 import { createEventBus } from './mail/events.js';
 import { createMessageParser } from './mail/parse.js';
 import { createMailService, type MailService } from './mail/service.js';
+import { createMailtmService } from './mailtm/service.js';
 import { createSessionService, SESSION_LIFETIME_SECONDS } from './sessions/service.js';
 import { createSmtpReceiver } from './smtp/smtp-receiver.js';
 import { createStore } from './storage/index.js';
@@ -136,6 +137,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       logger,
       ...(metrics ? { metrics } : {}),
       ...(config.adminToken ? { admin: createAdminService({ store, mail, blocks, now }) } : {}),
+      ...(config.mailtmApi
+        ? {
+            mailtm: createMailtmService({
+              store,
+              mail,
+              secret: secrets.jwtSecret,
+              domains: config.mailDomains,
+              quotaBytes: config.addressMaxBytes,
+              mailTtlMs: config.mailTtlMs,
+              addressTtlMs: config.addressTtlMs,
+              now,
+            }),
+          }
+        : {}),
     });
     cleanups.unshift(() => http.close());
     const smtp = createSmtpReceiver(

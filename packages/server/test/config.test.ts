@@ -84,11 +84,22 @@ describe('configuration', () => {
     }
   });
 
+  it('reads MAILTM_API (on by default) and the mail.tm rate limits', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.mailtmApi, true);
+    assert.deepEqual(defaults.rateLimits.MAILTM_TOKEN, { max: 10, windowSeconds: 60 });
+    assert.deepEqual(defaults.rateLimits.MAILTM_ACCOUNTS, { max: 10, windowSeconds: 60 });
+    assert.equal(loadConfig({ MAILTM_API: 'off' }).mailtmApi, false);
+    assert.equal(loadConfig({ MAILTM_API: 'on' }).mailtmApi, true);
+    assert.deepEqual(loadConfig({ RATE_LIMIT_MAILTM_TOKEN: '5/600' }).rateLimits.MAILTM_TOKEN, { max: 5, windowSeconds: 600 });
+  });
+
   const bad: [string, string][] = [
     ['HTTP_PORT', '70000'],
     ['SMTP_PORT', 'abc'],
     ['MAIL_DOMAINS', 'not a domain'],
     ['CUSTOM_NAMES', 'maybe'],
+    ['MAILTM_API', 'sometimes'],
     ['RATE_LIMIT_MAILS', '10'],
     ['RATE_LIMIT_NEW_ADDRESS', '0/60'],
     ['MAX_MESSAGE_BYTES', '-5'],

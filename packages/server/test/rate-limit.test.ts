@@ -29,6 +29,15 @@ function assertLimited(res: HttpResult, what = 'request'): number {
   return Number(retryAfter);
 }
 
+/** A 429 of the mail.tm-compatible API: mail.tm's error shape (JSON-LD by default), with Retry-After; returns it. */
+function assertLimitedMailtm(res: HttpResult): number {
+  assert.equal(res.status, 429, res.text);
+  assert.equal(res.headers.get('content-type'), 'application/ld+json; charset=utf-8');
+  assert.equal(res.json['@type'], 'hydra:Error');
+  assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+  return Number(res.headers.get('retry-after'));
+}
+
 function assertOk(res: HttpResult, what = 'request') {
   assert.equal(res.status, 200, `${what}: expected 200, got ${res.status} ${res.text}`);
 }
@@ -165,6 +174,8 @@ describe('rate limits: every route, at the limit and one past it', () => {
     ok: (res: HttpResult, i: number, ctx: Record<string, any>) => void;
     /** After the refused request: what it would have done did not happen. */
     noEffect?: (server: TestServer, ctx: Record<string, any>) => Promise<void>;
+    /** The mail.tm-compatible API answers its 429 in mail.tm's JSON shape, not in plain text. */
+    mailtm?: true;
   }
   const status = (expected: number) => (res: HttpResult, i: number) => assert.equal(res.status, expected, `request ${i + 1}: ${res.status} ${res.text}`);
   const inbox = async (server: TestServer, withMail: string | false = attached) => {
@@ -294,6 +305,31 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assert.equal(res.headers.get('content-disposition'), 'attachment; filename=f.bin');
       },
     },
+    MAILTM_TOKEN: {
+      mailtm: true,
+      setup: async (server) => {
+        const made = await request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-login@${DOMAIN}`, password: 'right' }, ...SETUP });
+        assert.equal(made.status, 201, made.text);
+        return {};
+      },
+      send: (server) => request(server.httpUrl, '/mailtm/token', { body: { address: `mt-login@${DOMAIN}`, password: 'right' } }),
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.match(res.json.token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+      },
+    },
+    MAILTM_ACCOUNTS: {
+      mailtm: true,
+      send: (server, _ctx, i) => request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${i}@${DOMAIN}`, password: 'pw' } }),
+      ok: (res, i) => {
+        assert.equal(res.status, 201, res.text);
+        assert.equal(res.json.address, `mt-${i}@${DOMAIN}`);
+      },
+      noEffect: async (server) => {
+        // The refused request did not take its name.
+        assert.equal((await request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${MAX}@${DOMAIN}`, password: 'pw' }, ...SETUP })).status, 201);
+      },
+    },
     ADMIN: {
       // Every /api/admin/* route shares one budget, and a wrong token spends it too.
       env: { ADMIN_TOKEN },
@@ -349,7 +385,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
         const ctx = (await c.setup?.(server)) ?? {};
         for (let i = 0; i < MAX; i++) c.ok(await c.send(server, ctx, i), i, ctx);
         const refused = await c.send(server, ctx, MAX);
-        assert.equal(assertLimited(refused, `${route} request ${MAX + 1}`), 60, 'Retry-After is the window');
+        assert.equal(c.mailtm ? assertLimitedMailtm(refused) : assertLimited(refused, `${route} request ${MAX + 1}`), 60, 'Retry-After is the window');
         assert.deepEqual(refused.setCookies, [], 'a refused request sets no cookie');
         await c.noEffect?.(server, ctx);
       } finally {

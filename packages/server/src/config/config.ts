@@ -20,6 +20,10 @@ export const RATE_LIMIT_ROUTES = {
   ATTACHMENT: { max: 60, windowSeconds: 60 },
   // Every /api/admin/* request (ADMIN_TOKEN), counted before the token is checked.
   ADMIN: { max: 60, windowSeconds: 60 },
+  // The mail.tm-compatible API (MAILTM_API): POST /mailtm/token checks a password (a slow hash,
+  // the brute-force target), POST /mailtm/accounts creates an address like POST /api/new_address.
+  MAILTM_TOKEN: { max: 10, windowSeconds: 60 },
+  MAILTM_ACCOUNTS: { max: 10, windowSeconds: 60 },
   // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries (a PUT resolves the URL's host name).
   WEBHOOK: { max: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
@@ -53,6 +57,8 @@ export interface Config {
   customNames: boolean;
   plusAddressing: boolean;
   catchAll: boolean;
+  /** MAILTM_API: the mail.tm-compatible API under /mailtm (docs/api.md "mail.tm-compatible API"). */
+  mailtmApi: boolean;
   nameBlocklist: string[];
   rateLimits: Record<RateLimitRoute, RateLimitRule>;
   trustProxy: TrustProxy | undefined;

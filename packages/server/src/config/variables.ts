@@ -182,6 +182,14 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.catchAll = bool(r)),
   },
   {
+    name: 'MAILTM_API',
+    default: 'on',
+    accepts: 'on or off',
+    description:
+      'Serves the mail.tm-compatible API under /mailtm (clients of mail.tm use https://<host>/mailtm as their base URL): accounts with a password, messages, sources, attachments, a Mercure event stream. off: every /mailtm path is 404.',
+    set: (c, r) => (c.mailtmApi = bool(r)),
+  },
+  {
     name: 'NAME_BLOCKLIST',
     default: DEFAULT_BLOCKLIST,
     accepts: 'comma list of names',

@@ -20,6 +20,7 @@ import { adminPageRoutes } from './routes/admin-page.js';
 import { adminRoutes } from './routes/admin.js';
 import { challengeRoutes } from './routes/challenge.js';
 import { mailRoutes } from './routes/mails.js';
+import { mailtmRoutes } from './routes/mailtm/index.js';
 import { searchRoutes } from './routes/search.js';
 import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -27,6 +28,7 @@ import { systemRoutes } from './routes/system.js';
 import { uiRoutes } from './routes/ui.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { HttpDeps } from './deps.js';
+import { createStreamAdmission } from './stream-admission.js';
 
 export type { HttpDeps };
 
@@ -162,7 +164,11 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   if (deps.metrics && deps.config.metricsToken) await app.register(metricsRoute(deps.metrics, deps.config.metricsToken));
   await app.register(mailRoutes, { deps });
   await app.register(searchRoutes, { deps });
-  await app.register(pushRoutes, { deps });
+  // One count of what is open for every kind of stream (EVENTS_PER_*).
+  const streams = createStreamAdmission(deps.config, deps.metrics);
+  await app.register(pushRoutes, { deps, streams });
+  // MAILTM_API=off: no route under /mailtm, so every path there is the usual 404.
+  if (deps.mailtm) await app.register(mailtmRoutes, { prefix: '/mailtm', deps, mailtm: deps.mailtm, streams });
   await app.register(webhookRoutes, { deps });
   await app.register(uiRoutes, { deps });
   // Without ADMIN_TOKEN neither exists: /api/admin/* and /admin are the usual 404.

@@ -7,6 +7,7 @@ import type { Challenge } from '../challenge/challenge.js';
 import type { Config } from '../config/index.js';
 import type { EventBus } from '../mail/events.js';
 import type { MailService } from '../mail/service.js';
+import type { MailtmService } from '../mailtm/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SessionService } from '../sessions/service.js';
 import type { Store } from '../storage/store.js';
@@ -19,6 +20,7 @@ export interface HttpDeps {
     | 'trustProxy'
     | 'corsOrigins'
     | 'eventsHeartbeatMs'
+    | 'mailTtlMs'
     | 'mailDomains'
     | 'turnstileSiteKey'
     | 'customNames'
@@ -43,6 +45,8 @@ export interface HttpDeps {
   logger: Logger;
   /** Present when METRICS_TOKEN is set. */
   metrics?: Metrics;
+  /** The mail.tm-compatible API's accounts; absent when MAILTM_API=off (no /mailtm routes). */
+  mailtm?: MailtmService;
   /** The operators' admin; its routes and page exist only when ADMIN_TOKEN is set too. */
   admin?: AdminService;
 }

@@ -14,7 +14,7 @@ export type InboxEvent =
   /** One mail was deleted (DELETE /api/mails/{uuid}). */
   | { type: 'mail_deleted'; uuid: string }
   /** One mail was marked read or unread (PATCH /api/mail/{uuid}). */
-  | { type: 'mail_seen'; uuid: string; seen: boolean }
+  | { type: 'mail_seen'; uuid: string; seen: boolean; mail: MailSummary }
   /** Every mail of the address was deleted (DELETE /api/clear_inbox). */
   | { type: 'inbox_cleared' }
   /** The address itself was deleted; its token no longer works. */

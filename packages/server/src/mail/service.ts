@@ -260,7 +260,7 @@ export function createMailService(opts: MailServiceOptions) {
     async setSeen(addressId: number, uuid: string, seen: boolean): Promise<MailSummary> {
       const mail = await store.setSeen(addressId, uuid, seen);
       if (!mail) throw notFound('No such mail.');
-      bus?.publish(addressId, { type: 'mail_seen', uuid, seen });
+      bus?.publish(addressId, { type: 'mail_seen', uuid, seen, mail });
       return mail;
     },
     async clearInbox(addressId: number): Promise<number> {

@@ -103,6 +103,9 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     mailsPerDay: (fromDay) => inner.mailsPerDay(fromDay),
     topSenders: (since, limit) => inner.topSenders(since, limit),
     storageUsage: () => inner.storageUsage(),
+    // Passwords (the mail.tm-compatible API): read at each login, never remembered.
+    setAddressPassword: (addressId, hash, at) => inner.setAddressPassword(addressId, hash, at),
+    getAddressPassword: (addressId) => inner.getAddressPassword(addressId),
     // Webhooks and their outbox: nothing here is remembered, and none of it changes an
     // address or its live mail (a delivery reads a mail, deleted or not, by id).
     putWebhook: (addressId, url, secret, createdAt) => inner.putWebhook(addressId, url, secret, createdAt),

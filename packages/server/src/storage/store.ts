@@ -234,7 +234,22 @@ export interface WebhookStore {
   pruneWebhooks(cutoffs: { attemptsBefore: number; queuedBefore: number; now: number }): Promise<{ attempts: number; deliveries: number }>;
 }
 
-export interface Store extends OperatorStore, WebhookStore {
+/** A password of an address, for the mail.tm-compatible API (docs/decisions.md "mail.tm accounts"). */
+export interface AddressPassword {
+  /** The encoded slow hash (mailtm/passwords.ts), never the password. */
+  hash: string;
+  /** When it was set. */
+  updatedAt: number;
+}
+
+/** What the mail.tm-compatible API stores beyond an address: its password. */
+export interface PasswordStore {
+  /** Sets (or replaces) the address's password hash; false when there is no such address. It goes with the address. */
+  setAddressPassword(addressId: number, hash: string, at: number): Promise<boolean>;
+  getAddressPassword(addressId: number): Promise<AddressPassword | undefined>;
+}
+
+export interface Store extends OperatorStore, WebhookStore, PasswordStore {
   readonly kind: string;
 
   /**

@@ -718,6 +718,29 @@ const CASES: Case[] = [
     },
   ],
   [
+    'setAddressPassword keeps one hash per address, replaced by the next; none for an unknown address; it goes with its address',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const b = await address(store, 'bob@example.com');
+      assert.equal(await store.getAddressPassword(a.id), undefined, 'none until set');
+      assert.equal(await store.setAddressPassword(a.id, 'scrypt$first', T0 + 1), true);
+      assert.deepEqual(await store.getAddressPassword(a.id), { hash: 'scrypt$first', updatedAt: T0 + 1 });
+      assert.equal(await store.setAddressPassword(a.id, 'scrypt$second', T0 + 2), true);
+      assert.deepEqual(await store.getAddressPassword(a.id), { hash: 'scrypt$second', updatedAt: T0 + 2 }, 'replaced');
+      assert.equal(await store.getAddressPassword(b.id), undefined, "another address's is its own");
+      assert.equal(await store.setAddressPassword(a.id + b.id + 1000, 'scrypt$x', T0), false, 'unknown address');
+      assert.equal(await store.getAddressPassword(a.id + b.id + 1000), undefined);
+      await store.setAddressPassword(b.id, 'scrypt$bob', T0 + 3);
+      assert.equal(await store.deleteAddress(a.id), true);
+      assert.equal(await store.getAddressPassword(a.id), undefined, 'deleted with the address');
+      const again = await address(store, 'alice@example.com', T0 + 4);
+      assert.equal(await store.getAddressPassword(again.id), undefined, 'a new address of the same name has none');
+      await store.purge({ mailBefore: 0, addressBefore: T0 + 4, sessionBefore: 0 });
+      assert.equal(await store.getAddressPassword(b.id), undefined, 'purged with the address');
+      assert.deepEqual(await store.getAddressPassword(again.id), undefined);
+    },
+  ],
+  [
     'clearMails soft-deletes every live mail of the address and returns how many',
     async (store) => {
       const a = await address(store, 'alice@example.com');

@@ -1,8 +1,9 @@
 import { create as contentDisposition } from 'content-disposition';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, Paths, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
+import type { DecodedAttachment } from '../../mail/service.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
@@ -53,6 +54,17 @@ function attachmentDisposition(filename: string): string {
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Sends an attachment's decoded bytes: its type when well formed, as a download, sandboxed, never cached (also the mail.tm API's download). */
+export function sendAttachment(reply: FastifyReply, a: DecodedAttachment): FastifyReply {
+  const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
+  return reply
+    .header('content-type', type)
+    .header('content-disposition', attachmentDisposition(a.filename))
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('cache-control', 'private, no-store')
+    .send(a.content);
+}
 
 export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -251,14 +263,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     },
     async (request, reply) => {
       const address = await authenticate(request, mail);
-      const a = await mail.getAttachment(address.id, request.params.uuid, request.params.attachmentId);
-      const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
-      return reply
-        .header('content-type', type)
-        .header('content-disposition', attachmentDisposition(a.filename))
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cache-control', 'private, no-store')
-        .send(a.content);
+      return sendAttachment(reply, await mail.getAttachment(address.id, request.params.uuid, request.params.attachmentId));
     },
   );
 };

@@ -5,11 +5,11 @@
 // Both hear of mail committed on any node (mail/events.ts) and never replace
 // GET /api/mails, which stays the source of truth. Both take the filters `from`, `to`
 // and `subject` (mail/filter.ts): other mail neither answers a wait nor is streamed.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EventsQuery, MailsResponse, MAX_FILTER_CHARS, Paths, WaitQuery } from '@temp-inbox/api';
-import { AppError, unauthorized } from '../../domain/errors.js';
+import { unauthorized } from '../../domain/errors.js';
 import type { InboxEvent } from '../../mail/events.js';
 import { mailFilter, type MailFilter } from '../../mail/filter.js';
 import type { MailSummary } from '../../storage/store.js';
@@ -17,8 +17,7 @@ import type { HttpDeps } from '../deps.js';
 import { authenticate, credentialOf } from '../auth.js';
 import { errorResponse } from '../errors.js';
 import { boundedStrings, strictIntegers } from '../query.js';
-import { createOpenCounter } from '../../limits/open-counter.js';
-import { clientKey } from '../rate-limit.js';
+import type { StreamAdmission } from '../stream-admission.js';
 import { toItem } from './mails.js';
 
 /** Mails replayed or answered at most (the newest ones). */
@@ -54,47 +53,16 @@ function frame(event: InboxEvent): string {
   }
 }
 
-export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
+export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdmission }> = async (fastify, opts) => {
+  const { deps } = opts;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { mail, bus } = deps;
   const heartbeatMs = deps.config.eventsHeartbeatMs;
 
-  // What is open, per client, per address and in all (EVENTS_PER_*), and how to end each at shutdown.
-  const { eventsPerClient, eventsPerAddress, eventsPerNode } = deps.config;
-  const perClient = createOpenCounter(eventsPerClient);
-  const perAddress = createOpenCounter(eventsPerAddress);
-  let openTotal = 0;
-  const enders = new Set<() => void>();
-  let closing = false;
-  let openStreams = 0;
-  let openWaits = 0;
-  deps.metrics?.trackOpen(() => ({ streams: openStreams, waits: openWaits }));
-  fastify.addHook('preClose', async () => {
-    closing = true;
-    for (const end of [...enders]) end();
-  });
-
-  /** Counts one more open stream or wait for the client and the address; the returned function releases it. */
-  function admit(request: FastifyRequest, addressId: number): () => void {
-    if (closing) throw new AppError('unavailable', 'The server is shutting down; reconnect in a moment.', 1);
-    if (openTotal >= eventsPerNode) throw new AppError('unavailable', 'Too many open event streams on this server; retry later.', 5);
-    const client = perClient.admit(clientKey(request.ip));
-    if (!client) throw new AppError('rate_limited', `At most ${eventsPerClient} event streams and waits may be open from one client; close one first.`, 5);
-    const address = perAddress.admit(String(addressId));
-    if (!address) {
-      client();
-      throw new AppError('rate_limited', `At most ${eventsPerAddress} event streams and waits may be open on one address; close one first.`, 5);
-    }
-    openTotal++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      openTotal--;
-      client();
-      address();
-    };
-  }
+  // What is open, per client, per address and in all (EVENTS_PER_*), shared with the mail.tm
+  // API's Mercure stream; everything open is ended when the server closes.
+  const { streams } = opts;
+  fastify.addHook('preClose', async () => streams.close());
 
   /** The address's live mails with an id above `since` that `match` accepts (among the newest NEWER_MAX), and its count of live mails. */
   async function newer(addressId: number, since: number, match: MailFilter | undefined): Promise<{ results: MailSummary[]; count: number }> {
@@ -135,17 +103,13 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const address = await mail.authenticate(token);
       const since = request.query.since ?? lastEventId(request.headers['last-event-id']);
       const match = mailFilter(request.query);
-      const admitted = admit(request, address.id);
-      openStreams++;
-      const release = () => {
-        openStreams--;
-        admitted();
-      };
+      const release = streams.admit(request, address.id, 'stream');
 
       reply.hijack();
       const res: ServerResponse = reply.raw;
       let ended = false;
       let heartbeat: NodeJS.Timeout | undefined;
+      let unregister: (() => void) | undefined;
       // Events that arrive while the replay is read are held, then sent after it.
       let held: InboxEvent[] | undefined = since === undefined ? undefined : [];
       const end = () => {
@@ -153,7 +117,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         ended = true;
         clearInterval(heartbeat);
         unsubscribe();
-        enders.delete(end);
+        unregister?.();
         release();
         if (!res.writableEnded) res.end();
       };
@@ -176,7 +140,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       };
       // Subscribed before anything is read or announced, so no event falls in between.
       const unsubscribe = bus.subscribe(address.id, (event) => (held ? held.push(event) : deliver(event)));
-      enders.add(end);
+      unregister = streams.onClose(end);
       res.on('close', end);
 
       // Headers set through the reply before it was taken over (CORS, when enabled).
@@ -246,12 +210,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       const timeoutMs = (request.query.timeout ?? 30) * 1000;
       const match = mailFilter(request.query);
       reply.header('cache-control', 'no-store');
-      const admitted = admit(request, address.id);
-      openWaits++;
-      const release = () => {
-        openWaits--;
-        admitted();
-      };
+      const release = streams.admit(request, address.id, 'wait');
       let page: { results: MailSummary[]; count: number } | undefined;
       try {
         // Why the wait ended: a newer mail, the address deleted, or nothing (timeout,
@@ -263,7 +222,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
             settled = true;
             clearTimeout(timer);
             unsubscribe();
-            enders.delete(stop);
+            unregister();
             reply.raw.off('close', stop);
             resolve(why);
           };
@@ -274,7 +233,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
             else if (event.type === 'address_deleted') finish('gone');
           });
           const timer = setTimeout(stop, timeoutMs);
-          enders.add(stop);
+          const unregister = streams.onClose(stop);
           reply.raw.on('close', stop);
           newer(address.id, since, match).then(
             (found) => {

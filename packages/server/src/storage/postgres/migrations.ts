@@ -155,4 +155,12 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX webhook_attempts_address ON webhook_attempts (address_id);
   CREATE INDEX webhook_attempts_at ON webhook_attempts (at);
   `,
+  // v8: as SQLite's v10 — passwords of addresses, for the mail.tm-compatible API.
+  `
+  CREATE TABLE address_passwords (
+    address_id BIGINT PRIMARY KEY REFERENCES addresses (id) ON DELETE CASCADE,
+    hash TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  `,
 ];

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { DAY_MS, type AddressRecord, type MailBody, type MailSummary, type PurgeResult, type SessionAddressRecord, type Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
+import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
 import { queryWords, searchWords } from '../search-words.js';
 
@@ -110,6 +111,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   return {
     kind: 'postgres',
     ...postgresOperatorStore(pool),
+    ...postgresPasswordStore(pool),
     ...postgresWebhookStore(pool),
     async createAddress(address, createdAt, opts = {}) {
       const { rows } = await q<AddressRow>(

@@ -10,6 +10,7 @@ import { DAY_MS, type AddressRecord, type MailBody, type MailRecord, type MailSu
 import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 import { sqliteOperatorStore } from './sqlite-operator.js';
+import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { queryWords, searchWords } from '../search-words.js';
@@ -279,6 +280,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   return {
     kind: 'sqlite',
     ...sqliteOperatorStore(db, afterSync),
+    ...sqlitePasswordStore(db, afterSync),
     ...sqliteWebhookStore(db, afterSync),
     async createAddress(address, createdAt, opts = {}) {
       return afterSync(() => {

@@ -1,0 +1,36 @@
+// The mail.tm-compatible API under /mailtm (MAILTM_API; docs/api.md "mail.tm-compatible API"):
+// clients written for mail.tm's public API work with https://<host>/mailtm as their base
+// URL. Its own error handler and 404 answer in mail.tm's bodies; the routes are grouped
+// in accounts.ts (domains, accounts, tokens), messages.ts and mercure.ts (events).
+import type { FastifyPluginAsync } from 'fastify';
+import type { MailtmService } from '../../../mailtm/service.js';
+import { errorBody } from '../../../mailtm/shapes.js';
+import type { HttpDeps } from '../../deps.js';
+import type { StreamAdmission } from '../../stream-admission.js';
+import { accountRoutes } from './accounts.js';
+import { mercureRoutes } from './mercure.js';
+import { messageRoutes } from './messages.js';
+import { formatOf, mailtmErrorHandler, sendJson } from './respond.js';
+
+export interface MailtmRouteOptions {
+  deps: HttpDeps;
+  mailtm: MailtmService;
+  streams: StreamAdmission;
+}
+
+export const mailtmRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, opts) => {
+  // mail.tm's clients send JSON as application/json, PATCH as application/merge-patch+json
+  // (API Platform's rule), some as application/ld+json: all parsed as JSON, safely.
+  fastify.addContentTypeParser(['application/merge-patch+json', 'application/ld+json'], { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  fastify.setErrorHandler(mailtmErrorHandler);
+  fastify.setNotFoundHandler((request, reply) => {
+    const format = formatOf(request);
+    return sendJson(reply, 404, format, errorBody(format, 'Not Found'));
+  });
+  fastify.addHook('preClose', async () => opts.streams.close());
+  // Without the prefix of these options (it is this plugin's already).
+  const own: MailtmRouteOptions = { deps: opts.deps, mailtm: opts.mailtm, streams: opts.streams };
+  await fastify.register(accountRoutes, own);
+  await fastify.register(messageRoutes, own);
+  await fastify.register(mercureRoutes, own);
+};

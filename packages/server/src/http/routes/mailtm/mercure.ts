@@ -1,0 +1,115 @@
+// The mail.tm-compatible API's event stream: a Mercure hub's subscription
+// (GET /.well-known/mercure?topic=/accounts/{id}), as mail.tm's clients open it with the
+// account's token. Server-Sent Events whose data is the changed resource in JSON-LD: a
+// Message when one arrives, is marked read or unread, or is deleted (isDeleted: true),
+// and the Account (isDeleted: true) when the address is deleted, which ends the stream.
+// Built on the event bus (mail/events.ts) like GET /api/events, counted against the same
+// caps (stream-admission.ts), checked again at each EVENTS_HEARTBEAT.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginAsync } from 'fastify';
+import { AppError } from '../../../domain/errors.js';
+import type { InboxEvent } from '../../../mail/events.js';
+import { accountIri, messageItem, messageIri, resource, timestamp } from '../../../mailtm/shapes.js';
+import type { MailtmRouteOptions } from './index.js';
+import { stored } from './messages.js';
+import { accountOf, bearerOf } from './respond.js';
+
+/** A stream whose client reads slower than this much backlog is closed (as GET /api/events). */
+const MAX_BACKLOG_BYTES = 1024 * 1024;
+/** What EventSource waits before reconnecting. */
+const RECONNECT_MS = 2000;
+/** Topics one subscription may name. */
+const MAX_TOPICS = 10;
+
+export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm, streams }) => {
+  const { mail, bus } = deps;
+  const heartbeatMs = deps.config.eventsHeartbeatMs;
+
+  fastify.get('/.well-known/mercure', { schema: { hide: true }, config: { rateLimit: 'MAILS' } }, async (request, reply) => {
+    const query = request.query as Record<string, string | string[] | undefined>;
+    const topics = ([] as string[]).concat(query['topic'] ?? []);
+    if (topics.length === 0) throw new AppError('bad_request', 'Missing "topic" parameter.');
+    if (topics.length > MAX_TOPICS || topics.some((t) => t.length > 512)) throw new AppError('bad_request', 'Too many or too long "topic" parameters.');
+    // The token as a Mercure subscriber sends it: the Authorization header, else the
+    // `authorization` query parameter (for EventSource, which cannot set headers).
+    const fromQuery = typeof query['authorization'] === 'string' ? query['authorization'] : undefined;
+    const token = bearerOf(request) ?? fromQuery;
+    const address = await accountOf(token, mail);
+    const accountId = mailtm.accountId(address);
+    // Updates of one account only: its topic, as an IRI relative to the API or absolute.
+    const own = accountIri(accountId);
+    if (!topics.some((t) => t === own || t.endsWith(`/mailtm${own}`))) throw new AppError('forbidden', 'Access Denied.');
+    const release = streams.admit(request, address.id, 'stream');
+
+    reply.hijack();
+    const res: ServerResponse = reply.raw;
+    let ended = false;
+    let heartbeat: NodeJS.Timeout | undefined;
+    let unregister: (() => void) | undefined;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      unsubscribe();
+      unregister?.();
+      release();
+      if (!res.writableEnded) res.end();
+    };
+    const write = (chunk: string) => {
+      if (ended) return;
+      const behind = res.writableLength > MAX_BACKLOG_BYTES;
+      res.write(chunk);
+      if (behind) {
+        res.destroy();
+        end();
+      }
+    };
+    const update = (body: Record<string, unknown>) => write(`id: urn:uuid:${randomUUID()}\ndata: ${JSON.stringify(body)}\n\n`);
+    const onEvent = (event: InboxEvent) => {
+      switch (event.type) {
+        case 'mail':
+        case 'mail_seen':
+          update(resource('jsonld', 'Message', messageIri(event.mail.uuid), messageItem(stored(event.mail), accountId)));
+          break;
+        case 'mail_deleted':
+          // The mail is gone: what is known of it.
+          update(resource('jsonld', 'Message', messageIri(event.uuid), { id: event.uuid, accountId: own, isDeleted: true }));
+          break;
+        case 'address_deleted':
+          update(
+            resource('jsonld', 'Account', own, {
+              id: accountId,
+              address: address.address,
+              isDisabled: false,
+              isDeleted: true,
+              createdAt: timestamp(address.createdAt),
+              updatedAt: timestamp(Date.now()),
+            }),
+          );
+          end();
+          break;
+        default:
+          // Clearing the inbox has no mail.tm counterpart; a client's next list shows it.
+          break;
+      }
+    };
+    const unsubscribe = bus.subscribe(address.id, onEvent);
+    unregister = streams.onClose(end);
+    res.on('close', end);
+
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    // A comment first: the response (and the client's open event) goes out at once.
+    write(`:\nretry: ${RECONNECT_MS}\n\n`);
+    heartbeat = setInterval(() => {
+      write(':\n\n');
+      mail.authenticate(token!).catch(() => end());
+    }, heartbeatMs);
+    heartbeat.unref();
+  });
+};

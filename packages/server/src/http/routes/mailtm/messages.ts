@@ -1,0 +1,93 @@
+// Messages, sources and downloads of the mail.tm-compatible API: the address's mail as
+// mail.tm's Message (mailtm/shapes.ts), read through the mail service like our own routes
+// and counted under the same rate limits. A message's id is the mail's uuid, so the same
+// mail has the same id here and in GET /api/mail/{uuid}; `seen` is the flag the web UI shows.
+import type { FastifyPluginAsync } from 'fastify';
+import type { MailMetadata } from '@temp-inbox/api';
+import { AppError } from '../../../domain/errors.js';
+import { notFound } from '../../../domain/errors.js';
+import { messageBody } from '../../../mailtm/message-view.js';
+import { attachmentIndex, collection, messageItem, messageIri, resource, source, sourceIri, PAGE_SIZE, type StoredMail } from '../../../mailtm/shapes.js';
+import type { MailSummary } from '../../../storage/store.js';
+import { rawToString, sendAttachment } from '../mails.js';
+import type { MailtmRouteOptions } from './index.js';
+import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
+
+const hidden = { schema: { hide: true } } as const;
+
+type IdParams = { Params: { id: string } };
+
+export const stored = (m: MailSummary): StoredMail => ({
+  uuid: m.uuid,
+  messageId: m.messageId,
+  createdAt: m.createdAt,
+  seen: m.seen,
+  metadata: JSON.parse(m.metadata) as MailMetadata,
+});
+
+export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm }) => {
+  const { mail } = deps;
+  const retentionMs = deps.config.mailTtlMs;
+
+  fastify.get('/messages', { ...hidden, config: { rateLimit: 'MAILS' } }, async (request, reply) => {
+    const format = formatOf(request);
+    const address = await authenticate(request, mail);
+    const { page, offset } = pageOf(request);
+    const accountId = mailtm.accountId(address);
+    const list = await mail.listMails(address.id, PAGE_SIZE, offset);
+    const members = list.results.map((m) => ({ iri: messageIri(m.uuid), body: messageItem(stored(m), accountId) }));
+    return sendJson(reply.header('cache-control', 'no-store'), 200, format, collection(format, 'Message', '/messages', members, list.count, page));
+  });
+
+  fastify.get<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'PARSED_MAIL' } }, async (request, reply) => {
+    const format = formatOf(request);
+    const address = await authenticate(request, mail);
+    const view = await mail.readParsed(address.id, request.params.id);
+    const body = await messageBody({ format, stored: stored(view.mail), accountId: mailtm.accountId(address), retentionMs }, view.content);
+    return sendJson(reply.header('cache-control', 'no-store'), 200, format, body);
+  });
+
+  // JSON Merge Patch (RFC 7396): only `seen` can change; without it nothing does.
+  fastify.patch<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+    const format = formatOf(request);
+    const address = await authenticate(request, mail);
+    const body = request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('bad_request', 'Syntax error');
+    const seen = (body as Record<string, unknown>)['seen'];
+    if (seen !== undefined && typeof seen !== 'boolean') throw new AppError('bad_request', `The type of the "seen" attribute must be "bool", "${seen === null ? 'null' : typeof seen}" given.`);
+    const m = seen === undefined ? await mail.getMail(address.id, request.params.id) : await mail.setSeen(address.id, request.params.id, seen);
+    return sendJson(reply, 200, format, resource(format, 'Message', messageIri(m.uuid), messageItem(stored(m), mailtm.accountId(address))));
+  });
+
+  fastify.delete<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+    const address = await authenticate(request, mail);
+    await mail.deleteMail(address.id, request.params.id);
+    return reply.code(204).send();
+  });
+
+  // A message's source has the message's id.
+  fastify.get<IdParams>('/sources/:id', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+    const format = formatOf(request);
+    const address = await authenticate(request, mail);
+    const m = await mail.getMail(address.id, request.params.id);
+    return sendJson(reply.header('cache-control', 'no-store'), 200, format, resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, rawToString(m.raw))));
+  });
+
+  // The message as received (downloadUrl): an .eml file.
+  fastify.get<IdParams>('/messages/:id/download', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+    const address = await authenticate(request, mail);
+    const m = await mail.getMail(address.id, request.params.id);
+    return reply
+      .header('content-type', 'message/rfc822')
+      .header('content-disposition', `attachment; filename="${m.uuid}.eml"`)
+      .header('cache-control', 'private, no-store')
+      .send(m.raw);
+  });
+
+  fastify.get<{ Params: { id: string; attachment: string } }>('/messages/:id/attachment/:attachment', { ...hidden, config: { rateLimit: 'ATTACHMENT' } }, async (request, reply) => {
+    const address = await authenticate(request, mail);
+    const index = attachmentIndex(request.params.attachment);
+    if (index === undefined) throw notFound();
+    return sendAttachment(reply, await mail.getAttachment(address.id, request.params.id, index));
+  });
+};
