@@ -165,7 +165,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     });
     opts.metrics?.webhookAttempt(d.webhookId === null ? 'operator' : 'address', outcome);
     const line = { delivery: d.id, mail: d.mail.uuid, hook: d.webhookId === null ? 'operator' : 'address', attempt: number, outcome, status: result.status, error: result.error, ms: durationMs };
-    if (!held) logger.warn(line, 'webhook delivery lease was lost during the attempt; another node may send it again');
+    // Its webhook or mail was removed meanwhile, or (a stall past the lease) another node has taken it over and may send it again.
+    if (!held) logger.warn(line, 'webhook delivery was no longer leased to this node when its attempt ended');
     else if (outcome === 'gave_up') logger.info(line, 'webhook delivery given up');
     // An owner's receiver failing is the owner's business (GET /api/webhook/deliveries); the operator's is the operator's.
     else if (outcome === 'failed') logger[d.webhookId === null ? 'warn' : 'debug'](line, 'webhook delivery failed');

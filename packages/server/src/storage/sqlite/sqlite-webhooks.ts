@@ -108,6 +108,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
         `SELECT id FROM (SELECT id, webhook_id, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, id) AS rn FROM webhook_outbox o WHERE ${DUE}) ` +
         'WHERE rn = 1 OR webhook_id IS NULL ORDER BY next_at, id LIMIT @limit) RETURNING id',
     ),
+    anyDue: db.prepare(`SELECT 1 FROM webhook_outbox o WHERE ${DUE} LIMIT 1`).pluck(),
     claimed: db.prepare(
       'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
         'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
@@ -174,6 +175,8 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
     },
     async claimDeliveries(c) {
       if (c.limit <= 0) return [];
+      // Most looks find nothing: a read answers them, with no write and no sync of the log.
+      if (q.anyDue.get({ now: c.now, operator: c.operator ? 1 : 0, busy: JSON.stringify(c.busyWebhooks) }) === undefined) return [];
       return write(() => claim(c));
     },
     async finishDelivery(owner, deliveryId, attempt) {
