@@ -268,6 +268,16 @@ describe('mail.tm-compatible API over HTTP', { timeout: 120_000 }, () => {
       assert.equal(huge.json['@type'], 'hydra:Error');
     });
 
+    it('Content-Type: application/json on a request without a body (as many clients send on every request) is no body', async () => {
+      const a = await account(api, 'typed-delete');
+      await deliver(server, a.address, 'delete me');
+      const [m] = (await api('/messages', { token: a.token, accept: 'application/json', headers: { 'content-type': 'application/json' } })).json;
+      const json = { 'content-type': 'application/json', 'content-length': '0' };
+      assert.equal((await api(`/messages/${m.id}`, { method: 'DELETE', token: a.token, headers: json })).status, 204);
+      assert.equal((await api(`/accounts/${a.id}`, { method: 'DELETE', token: a.token, headers: json })).status, 204);
+      assertHydraError(await api('/token', { method: 'POST', headers: json }), 400, 'Syntax error');
+    });
+
     it('POST /token: 401 "Invalid credentials." for a wrong password, an unknown address or a bad body, alike', async () => {
       const a = await account(api, 'login');
       for (const body of [

@@ -20,8 +20,14 @@ export interface MailtmRouteOptions {
 
 export const mailtmRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, opts) => {
   // mail.tm's clients send JSON as application/json, PATCH as application/merge-patch+json
-  // (API Platform's rule), some as application/ld+json: all parsed as JSON, safely.
-  fastify.addContentTypeParser(['application/merge-patch+json', 'application/ld+json'], { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  // (API Platform's rule), some as application/ld+json: all parsed as JSON, safely. Many send
+  // `Content-Type: application/json` on every request, a DELETE without a body included, so
+  // an empty body is no body here (a route that needs one refuses it: "Syntax error").
+  const json = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser(['application/json', 'application/merge-patch+json', 'application/ld+json'], { parseAs: 'string' }, (request, body, done) =>
+    body.length === 0 ? done(null, undefined) : json(request, body as string, done),
+  );
   fastify.setErrorHandler(mailtmErrorHandler);
   fastify.setNotFoundHandler((request, reply) => {
     const format = formatOf(request);
