@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { PG_URL, REDIS_URL, skipUnless } from './helpers/services.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
@@ -142,6 +143,68 @@ describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
     } finally {
       await r.stop();
       a = await start(); // for after()'s close
+    }
+  });
+});
+
+describe('the PostgreSQL outbox claimed by two nodes at once', () => {
+  it('never hands a delivery to two claimers: 300 deliveries, eight claimers on two connection pools racing, each claimed exactly once', { skip }, async () => {
+    const schema = `whrace_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const nodeA = await openPostgresStore(PG_URL, { schema });
+    const nodeB = await openPostgresStore(PG_URL, { schema });
+    try {
+      const now = Date.now();
+      const addresses = [];
+      for (let i = 0; i < 30; i++) {
+        const a = (await nodeA.createAddress(`race-${i}@example.com`, now))!;
+        await nodeA.putWebhook(a.id, `https://hooks.example/${i}`, 'whsec_x', now);
+        addresses.push(a);
+      }
+      // Ten mails per address, every one also for the operator: 300 address deliveries and 300 operator ones.
+      for (let m = 0; m < 10; m++) {
+        await nodeB.insertMails(
+          addresses.map((a, i) => ({
+            uuid: `0190a0b0-0000-7000-8000-${String(m * 100 + i).padStart(12, '0')}`,
+            addressId: a.id,
+            address: a.address,
+            source: 's@example.org',
+            messageId: '',
+            metadata: '{}',
+            trace: Buffer.alloc(0),
+            body: { raw: Buffer.from('x'), attachments: [] },
+            createdAt: now,
+            operatorWebhook: true,
+          })),
+        );
+      }
+      const claimedBy = new Map<number, string>();
+      const claimer = async (store: typeof nodeA, owner: string) => {
+        for (let empty = 0; empty < 3; ) {
+          const got = await store.claimDeliveries({ owner, now: now + 1, leaseMs: 600_000, limit: 7, busyWebhooks: [], operator: true });
+          if (got.length === 0) {
+            empty++;
+            continue;
+          }
+          for (const d of got) {
+            assert.equal(claimedBy.get(d.id), undefined, `delivery ${d.id} claimed by ${claimedBy.get(d.id)} and ${owner}`);
+            claimedBy.set(d.id, owner);
+            // Done at once, as after a 2xx: the next delivery of its webhook can be claimed.
+            assert.equal(await store.finishDelivery(owner, d.id, { webhookId: d.webhookId, addressId: d.addressId, mailUuid: d.mail.uuid, url: d.url ?? 'op', attempt: 1, at: now, outcome: 'delivered', status: 200, durationMs: 1, error: null, nextAt: null }), true);
+          }
+        }
+      };
+      await Promise.all([0, 1, 2, 3].flatMap((i) => [claimer(nodeA, `a${i}`), claimer(nodeB, `b${i}`)]));
+      assert.equal(claimedBy.size, 600, 'every delivery claimed, once');
+      const owners = new Set(claimedBy.values());
+      assert.ok([...owners].some((o) => o.startsWith('a')) && [...owners].some((o) => o.startsWith('b')), 'both nodes took part');
+      assert.equal(await nodeA.nextDeliveryAt(true), undefined, 'nothing left');
+    } finally {
+      await nodeA.close();
+      await nodeB.close();
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
     }
   });
 });
