@@ -51,7 +51,7 @@ export interface StartOptions {
   webhooks?: Partial<WebhookTuning>;
 }
 
-/** Webhook delivery as the issue of it asks: 5 s per attempt, retries for 24 h (docs/decisions.md "Webhooks"). */
+/** Webhook delivery: 5 s per attempt, retries for 24 h, 8 attempts in flight per node, a 60 s lease (docs/decisions.md "Webhooks"). */
 const WEBHOOK_DEFAULTS = {
   timeoutMs: 5000,
   retryForMs: 24 * 3_600_000,
