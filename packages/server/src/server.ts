@@ -51,11 +51,11 @@ export interface StartOptions {
   webhooks?: Partial<WebhookTuning>;
 }
 
-/** Webhook delivery: 5 s per attempt, retries for 24 h, 8 attempts in flight per node, a 60 s lease (docs/decisions.md "Webhooks"). */
+/** Webhook delivery: 5 s per attempt, retries for 24 h, 16 attempts in flight per node, a 60 s lease (docs/decisions.md "Webhooks"). */
 const WEBHOOK_DEFAULTS = {
   timeoutMs: 5000,
   retryForMs: 24 * 3_600_000,
-  concurrency: 8,
+  concurrency: 16,
   leaseMs: 60_000,
   pollMs: 1000,
   keepAttemptsMs: 7 * 86_400_000,

@@ -20,7 +20,7 @@ export interface WebhookTuning {
   retryForMs: number;
   /** The wait after the n-th failed attempt (n = 1, 2, …), jitter included. */
   backoff: (attempt: number) => number;
-  /** Deliveries in flight at once on this node (default 8). */
+  /** Deliveries in flight at once on this node (default 16). */
   concurrency: number;
   /** How long a claimed delivery is this node's before another may take it (default 60 s; well above timeoutMs). */
   leaseMs: number;
