@@ -89,6 +89,7 @@ describe('configuration', () => {
     assert.equal(defaults.mailtmApi, true);
     assert.deepEqual(defaults.rateLimits.MAILTM_TOKEN, { max: 10, windowSeconds: 60 });
     assert.deepEqual(defaults.rateLimits.MAILTM_ACCOUNTS, { max: 10, windowSeconds: 60 });
+    assert.deepEqual(defaults.rateLimits.MAILTM, { max: 480, windowSeconds: 60 }, "mail.tm's 8 a second");
     assert.equal(loadConfig({ MAILTM_API: 'off' }).mailtmApi, false);
     assert.equal(loadConfig({ MAILTM_API: 'on' }).mailtmApi, true);
     assert.deepEqual(loadConfig({ RATE_LIMIT_MAILTM_TOKEN: '5/600' }).rateLimits.MAILTM_TOKEN, { max: 5, windowSeconds: 600 });

@@ -318,6 +318,21 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assert.match(res.json.token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
       },
     },
+    MAILTM: {
+      // Every other /mailtm route shares one budget of its own (not our routes').
+      mailtm: true,
+      setup: async (server) => {
+        const body = { address: `mt-reader@${DOMAIN}`, password: 'pw' };
+        assert.equal((await request(server.httpUrl, '/mailtm/accounts', { body, ...SETUP })).status, 201);
+        return { token: (await request(server.httpUrl, '/mailtm/token', { body, ...SETUP })).json.token };
+      },
+      send: (server, { token }, i) => request(server.httpUrl, ['/mailtm/messages', '/mailtm/me', '/mailtm/domains', '/mailtm/messages'][i]!, { headers: { authorization: `Bearer ${token}` } }),
+      ok: (res) => assert.equal(res.status, 200, res.text),
+      noEffect: async (server, { token }) => {
+        assertLimitedMailtm(await request(server.httpUrl, '/mailtm/me', { headers: { authorization: `Bearer ${token}` } }));
+        assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: token }), 'our own list has its own budget');
+      },
+    },
     MAILTM_ACCOUNTS: {
       mailtm: true,
       send: (server, _ctx, i) => request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${i}@${DOMAIN}`, password: 'pw' } }),

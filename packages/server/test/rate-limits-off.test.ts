@@ -123,6 +123,7 @@ describe('RATE_LIMITS=off', () => {
         ADMIN: () => get('/api/admin/stats', { jwt: undefined, headers: ADMIN_AUTH }),
         MAILTM_TOKEN: () => request(server.httpUrl, '/mailtm/token', { body: { address: `mt-login@${domain}`, password: 'pw' }, localAddress: CLIENT }),
         MAILTM_ACCOUNTS: (i) => mailtmAccount(`mt-new-${i}`, CLIENT),
+        MAILTM: () => request(server.httpUrl, '/mailtm/domains', { localAddress: CLIENT }),
         WEBHOOK: (i) => [() => get('/api/webhook', { method: 'PUT', body: { url: 'http://127.0.0.1:8081/hook' } }), () => get('/api/webhook'), () => get('/api/webhook/deliveries')][i]!(),
       };
       assert.deepEqual(Object.keys(routes).sort(), Object.keys(RATE_LIMIT_ROUTES).sort(), 'every rate-limited route is exercised');

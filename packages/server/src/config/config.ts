@@ -24,6 +24,9 @@ export const RATE_LIMIT_ROUTES = {
   // the brute-force target), POST /mailtm/accounts creates an address like POST /api/new_address.
   MAILTM_TOKEN: { max: 10, windowSeconds: 60 },
   MAILTM_ACCOUNTS: { max: 10, windowSeconds: 60 },
+  // Every other /mailtm route: mail.tm's own documented quota, 8 requests a second per IP,
+  // which its clients are written for (they poll the message list rather than wait).
+  MAILTM: { max: 480, windowSeconds: 60 },
   // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries (a PUT resolves the URL's host name).
   WEBHOOK: { max: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;

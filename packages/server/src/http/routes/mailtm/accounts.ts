@@ -20,7 +20,7 @@ function objectBody(body: unknown): Record<string, unknown> {
 export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm }) => {
   const { mail, challenge } = deps;
 
-  fastify.get('/domains', hidden, async (request, reply) => {
+  fastify.get('/domains', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const { page, offset } = pageOf(request);
     const all = mailtm.domains();
@@ -28,7 +28,7 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, format, collection(format, 'Domain', '/domains', members, all.length, page));
   });
 
-  fastify.get<{ Params: { id: string } }>('/domains/:id', hidden, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>('/domains/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const d = mailtm.domain(request.params.id);
     if (!d) throw notFound();
@@ -58,7 +58,7 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, 'json', { token: login.token, '@id': accountIri(login.id), id: login.id });
   });
 
-  fastify.get('/me', { ...hidden, config: { rateLimit: 'SETTINGS' } }, async (request, reply) => {
+  fastify.get('/me', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const fields = await mailtm.account(address);
@@ -66,7 +66,7 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // Another account's id, or one that names nothing, is the same 404 (ids are not looked up: ids.ts).
-  fastify.get<{ Params: { id: string } }>('/accounts/:id', { ...hidden, config: { rateLimit: 'SETTINGS' } }, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>('/accounts/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     if (request.params.id !== mailtm.accountId(address)) throw notFound();
@@ -74,7 +74,7 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, format, resource(format, 'Account', accountIri(fields.id), account(fields)));
   });
 
-  fastify.delete<{ Params: { id: string } }>('/accounts/:id', { ...hidden, config: { rateLimit: 'DELETE_ADDRESS' } }, async (request, reply) => {
+  fastify.delete<{ Params: { id: string } }>('/accounts/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     if (request.params.id !== mailtm.accountId(address)) throw notFound();
     await mail.deleteAddress(address.id);

@@ -26,7 +26,7 @@ export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   const { mail, bus } = deps;
   const heartbeatMs = deps.config.eventsHeartbeatMs;
 
-  fastify.get('/.well-known/mercure', { schema: { hide: true }, config: { rateLimit: 'MAILS' } }, async (request, reply) => {
+  fastify.get('/.well-known/mercure', { schema: { hide: true }, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const query = request.query as Record<string, string | string[] | undefined>;
     const topics = ([] as string[]).concat(query['topic'] ?? []);
     if (topics.length === 0) throw new AppError('bad_request', 'Missing "topic" parameter.');

@@ -1,6 +1,6 @@
 // Messages, sources and downloads of the mail.tm-compatible API: the address's mail as
 // mail.tm's Message (mailtm/shapes.ts), read through the mail service like our own routes
-// and counted under the same rate limits. A message's id is the mail's uuid, so the same
+// (RATE_LIMIT_MAILTM: mail.tm's quota). A message's id is the mail's uuid, so the same
 // mail has the same id here and in GET /api/mail/{uuid}; `seen` is the flag the web UI shows.
 import type { FastifyPluginAsync } from 'fastify';
 import type { MailMetadata } from '@temp-inbox/api';
@@ -29,7 +29,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   const { mail } = deps;
   const retentionMs = deps.config.mailTtlMs;
 
-  fastify.get('/messages', { ...hidden, config: { rateLimit: 'MAILS' } }, async (request, reply) => {
+  fastify.get('/messages', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const { page, offset } = pageOf(request);
@@ -39,7 +39,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply.header('cache-control', 'no-store'), 200, format, collection(format, 'Message', '/messages', members, list.count, page));
   });
 
-  fastify.get<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'PARSED_MAIL' } }, async (request, reply) => {
+  fastify.get<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const view = await mail.readParsed(address.id, request.params.id);
@@ -48,7 +48,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // JSON Merge Patch (RFC 7396): only `seen` can change; without it nothing does.
-  fastify.patch<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+  fastify.patch<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const body = request.body;
@@ -59,14 +59,14 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, format, resource(format, 'Message', messageIri(m.uuid), messageItem(stored(m), mailtm.accountId(address))));
   });
 
-  fastify.delete<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+  fastify.delete<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     await mail.deleteMail(address.id, request.params.id);
     return reply.code(204).send();
   });
 
   // A message's source has the message's id.
-  fastify.get<IdParams>('/sources/:id', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+  fastify.get<IdParams>('/sources/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const m = await mail.getMail(address.id, request.params.id);
@@ -74,7 +74,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // The message as received (downloadUrl): an .eml file.
-  fastify.get<IdParams>('/messages/:id/download', { ...hidden, config: { rateLimit: 'MAIL' } }, async (request, reply) => {
+  fastify.get<IdParams>('/messages/:id/download', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     const m = await mail.getMail(address.id, request.params.id);
     return reply
@@ -84,7 +84,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
       .send(m.raw);
   });
 
-  fastify.get<{ Params: { id: string; attachment: string } }>('/messages/:id/attachment/:attachment', { ...hidden, config: { rateLimit: 'ATTACHMENT' } }, async (request, reply) => {
+  fastify.get<{ Params: { id: string; attachment: string } }>('/messages/:id/attachment/:attachment', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     const index = attachmentIndex(request.params.attachment);
     if (index === undefined) throw notFound();
