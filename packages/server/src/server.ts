@@ -12,7 +12,7 @@ import { resolveSecrets } from './config/secrets.js';
 import { foldName } from './domain/names.js';
 import { createTokens } from './domain/tokens.js';
 import { createDispatcher, exponentialBackoff, type WebhookTuning } from './webhooks/dispatcher.js';
-import { systemLookup } from './webhooks/guard.js';
+import { dnsLookup } from './webhooks/guard.js';
 import { createWebhookService } from './webhooks/service.js';
 import { buildHttp, type App } from './http/app.js';
 import { createMetrics } from './observability/metrics.js';
@@ -102,7 +102,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const blocks = createBlockList(store, { logger });
     // Webhooks: the mail service queues each mail's deliveries in its own transaction and
     // wakes this node's dispatcher, which sends them; stopped before the store closes.
-    const webhookTuning: WebhookTuning = { ...WEBHOOK_DEFAULTS, backoff: exponentialBackoff(), lookup: systemLookup(), ...opts.webhooks };
+    const webhookTuning: WebhookTuning = { ...WEBHOOK_DEFAULTS, backoff: exponentialBackoff(), lookup: dnsLookup(), ...opts.webhooks };
     const operatorWebhook = config.webhookUrl && config.webhookSecret ? { url: config.webhookUrl, secret: config.webhookSecret } : undefined;
     const dispatcher = createDispatcher({ ...webhookTuning, store, logger, metrics, now, allowPrivate: config.webhookAllowPrivate, operator: operatorWebhook });
     cleanups.unshift(() => dispatcher.stop());

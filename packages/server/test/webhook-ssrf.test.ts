@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config/index.js';
-import { checkAddress, resolveTarget } from '../src/webhooks/guard.js';
+import { checkAddress, dnsLookup, resolveTarget } from '../src/webhooks/guard.js';
 import { parseWebhookUrl } from '../src/webhooks/url.js';
 import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
@@ -181,6 +181,17 @@ describe('the guard at PUT /api/webhook (WEBHOOK_ALLOW_PRIVATE unset)', () => {
     const slow = await put('https://silent.hooks.test/x');
     assert.deepEqual([slow.status, slow.text], [400, 'The webhook host name did not resolve within 0.5 s.']);
     assert.ok(performance.now() - started < 2000, 'within the time-out (0.5 s here)');
+  });
+
+  it("the service's resolver (A and AAAA through c-ares) reads both families, and its own time-out is a refusal that says so", async () => {
+    dns.zone.set('both.hooks.test', ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946']);
+    const resolve = dnsLookup({ servers: [dns.server], queryTimeoutMs: 200, tries: 1 });
+    assert.deepEqual(await resolve('both.hooks.test'), [
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+    ]);
+    await assert.rejects(resolveTarget(parseWebhookUrl('https://silent.hooks.test/'), { allowPrivate: false, lookup: resolve, timeoutMs: 3000 }), /^WebhookRefusedError: The webhook host name did not resolve within 3 s\.$/);
+    await assert.rejects(resolveTarget(parseWebhookUrl('https://nowhere.hooks.test/'), { allowPrivate: false, lookup: resolve, timeoutMs: 3000 }), /^WebhookRefusedError: The webhook host name does not resolve\.$/);
   });
 
   it('accepts a name resolving to public addresses only (resolved, never connected to)', async () => {

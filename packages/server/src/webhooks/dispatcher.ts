@@ -28,7 +28,7 @@ export interface WebhookTuning {
   pollMs: number;
   /** Attempts are kept this long (default 7 days). */
   keepAttemptsMs: number;
-  /** Resolves host names (default: the system resolver, two at a time). */
+  /** Resolves host names (default: DNS through c-ares, guard.ts dnsLookup). */
   lookup: Lookup;
 }
 

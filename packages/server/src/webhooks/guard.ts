@@ -3,7 +3,7 @@
 // the request then connects to those checked addresses and nothing else (sender.ts), so a
 // name whose DNS answer changes between the check and the connection (DNS rebinding)
 // cannot send it anywhere else. Checked when the URL is set and again at every delivery.
-import { lookup as dnsLookup } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { WebhookTarget } from './url.js';
@@ -120,28 +120,24 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * The system resolver (getaddrinfo: /etc/hosts, then DNS), at most `parallel` look-ups at
- * once. getaddrinfo runs on libuv's thread pool, which also syncs the SQLite WAL before
- * every SMTP 250: a receiver's slow name server must not take every thread of it. A
- * look-up keeps its place until getaddrinfo returns, even after its caller gave up; past
- * `maxQueued` waiting ones, a look-up fails at once.
+ * Names resolved by DNS through c-ares (node:dns Resolver, the system's name servers), A
+ * and AAAA at once: never on libuv's thread pool, where getaddrinfo would run and where
+ * the SQLite WAL is synced before every SMTP 250, so receivers' slow name servers can
+ * neither hold up mail nor queue each other's deliveries. /etc/hosts is not read (a
+ * webhook is meant for a host DNS knows; localhost is answered above).
  */
-export function systemLookup(parallel = 2, maxQueued = 100): Lookup {
-  let running = 0;
-  const queue: (() => void)[] = [];
-  const run = (host: string, resolve: (a: ResolvedAddress[]) => void, reject: (e: unknown) => void) => {
-    running++;
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => {
-      running--;
-      queue.shift()?.();
-      if (err) reject(err);
-      else resolve(addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
-    });
+export function dnsLookup(opts: { servers?: string[]; queryTimeoutMs?: number; tries?: number } = {}): Lookup {
+  // Two tries of 2 s each: within an attempt's 5 s, with room to connect.
+  const resolver = new Resolver({ timeout: opts.queryTimeoutMs ?? 2000, tries: opts.tries ?? 2 });
+  if (opts.servers) resolver.setServers(opts.servers);
+  return async (host) => {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    const found: ResolvedAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ];
+    if (found.length > 0) return found;
+    const codes = [v4, v6].map((r) => (r.status === 'rejected' ? (r.reason as NodeJS.ErrnoException).code : undefined));
+    throw codes.includes('ETIMEOUT') ? new TimeoutError() : new Error(`${host} does not resolve`);
   };
-  return (host) =>
-    new Promise((resolve, reject) => {
-      if (running < parallel) run(host, resolve, reject);
-      else if (queue.length < maxQueued) queue.push(() => run(host, resolve, reject));
-      else reject(new Error('too many host names are being resolved'));
-    });
 }

@@ -1,11 +1,11 @@
 // A real DNS server (dns2, UDP on 127.0.0.1) whose A and AAAA records a webhook test sets
-// and changes, and a resolver that asks it and nothing else: the `lookup` the service is
-// given in place of the system's, so that "a name resolving to 127.0.0.1", "a name whose
-// answer changes after the PUT" or "a name server that never answers" are tested without
-// one DNS packet leaving the loopback range. `lookups` counts the service's look-ups.
-import { promises as dnsPromises } from 'node:dns';
+// and changes, and the service's own resolver (guard.ts dnsLookup) asking it and nothing
+// else: the `lookup` the service is given in place of the one that asks the system's name
+// servers, so that "a name resolving to 127.0.0.1", "a name whose answer changes after
+// the PUT" or "a name server that never answers" are tested without one DNS packet
+// leaving the loopback range. `lookups` counts the service's look-ups.
 import dns2 from 'dns2';
-import type { Lookup, ResolvedAddress } from '../../src/webhooks/guard.js';
+import { dnsLookup, type Lookup } from '../../src/webhooks/guard.js';
 
 const { Packet } = dns2;
 
@@ -14,6 +14,8 @@ export interface WebhookDns {
   zone: Map<string, string[]>;
   /** Names asked for and never answered. */
   silent: Set<string>;
+  /** 127.0.0.1:port, as a Resolver's setServers takes it. */
+  server: string;
   /** The resolver to give the service (StartOptions.webhooks.lookup). */
   lookup: Lookup;
   /** Host names the service looked up, in order. */
@@ -41,25 +43,20 @@ export async function startWebhookDns(): Promise<WebhookDns> {
     void (send as (r: unknown) => Promise<unknown>)(response).catch(() => undefined);
   });
   await server.listen(0, '127.0.0.1');
-  const resolver = new dnsPromises.Resolver({ timeout: 2000, tries: 1 });
-  resolver.setServers([`127.0.0.1:${server.address().port}`]);
-  const lookup: Lookup = async (host) => {
+  // The service's own resolver (guard.ts dnsLookup), asking this server only.
+  const address = `127.0.0.1:${server.address().port}`;
+  const resolve = dnsLookup({ servers: [address], queryTimeoutMs: 1000, tries: 1 });
+  const lookup: Lookup = (host) => {
     lookups.push(host);
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-    const found: ResolvedAddress[] = [
-      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
-      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
-    ];
-    if (found.length === 0) throw v4.status === 'rejected' ? v4.reason : new Error('no address');
-    return found;
+    return resolve(host);
   };
   return {
     zone,
     silent,
+    server: address,
     lookup,
     lookups,
     async close() {
-      resolver.cancel();
       server.close();
     },
   };
