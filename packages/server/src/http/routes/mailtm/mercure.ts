@@ -31,10 +31,9 @@ export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     const topics = ([] as string[]).concat(query['topic'] ?? []);
     if (topics.length === 0) throw new AppError('bad_request', 'Missing "topic" parameter.');
     if (topics.length > MAX_TOPICS || topics.some((t) => t.length > 512)) throw new AppError('bad_request', 'Too many or too long "topic" parameters.');
-    // The token as a Mercure subscriber sends it: the Authorization header, else the
-    // `authorization` query parameter (for EventSource, which cannot set headers).
-    const fromQuery = typeof query['authorization'] === 'string' ? query['authorization'] : undefined;
-    const token = bearerOf(request) ?? fromQuery;
+    // The account's token in the Authorization header, as mail.tm's clients send it. Not in
+    // the URL (Mercure's `authorization` parameter): URLs end up in access logs.
+    const token = bearerOf(request);
     const address = await accountOf(token, mail);
     const accountId = mailtm.accountId(address);
     // Updates of one account only: its topic, as an IRI relative to the API or absolute.
