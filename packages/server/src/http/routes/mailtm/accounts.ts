@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError, notFound } from '../../../domain/errors.js';
 import { MailtmViolations } from '../../../mailtm/service.js';
 import { account, accountIri, collection, domain, domainIri, resource, PAGE_SIZE } from '../../../mailtm/shapes.js';
-import type { MailtmRouteOptions } from './index.js';
+import type { MailtmRouteOptions } from './options.js';
 import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
 
 const hidden = { schema: { hide: true } } as const;

@@ -3,20 +3,12 @@
 // URL. Its own error handler and 404 answer in mail.tm's bodies; the routes are grouped
 // in accounts.ts (domains, accounts, tokens), messages.ts and mercure.ts (events).
 import type { FastifyPluginAsync } from 'fastify';
-import type { MailtmService } from '../../../mailtm/service.js';
 import { errorBody } from '../../../mailtm/shapes.js';
-import type { HttpDeps } from '../../deps.js';
-import type { StreamAdmission } from '../../stream-admission.js';
 import { accountRoutes } from './accounts.js';
 import { mercureRoutes } from './mercure.js';
 import { messageRoutes } from './messages.js';
+import type { MailtmRouteOptions } from './options.js';
 import { formatOf, mailtmErrorHandler, sendJson } from './respond.js';
-
-export interface MailtmRouteOptions {
-  deps: HttpDeps;
-  mailtm: MailtmService;
-  streams: StreamAdmission;
-}
 
 export const mailtmRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, opts) => {
   // mail.tm's clients send JSON as application/json, PATCH as application/merge-patch+json

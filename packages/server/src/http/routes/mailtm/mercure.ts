@@ -11,7 +11,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import type { InboxEvent } from '../../../mail/events.js';
 import { accountIri, messageItem, messageIri, resource, timestamp } from '../../../mailtm/shapes.js';
-import type { MailtmRouteOptions } from './index.js';
+import type { MailtmRouteOptions } from './options.js';
 import { stored } from './messages.js';
 import { accountOf, bearerOf } from './respond.js';
 

@@ -10,7 +10,7 @@ import { messageBody } from '../../../mailtm/message-view.js';
 import { attachmentIndex, collection, messageItem, messageIri, resource, source, sourceIri, PAGE_SIZE, type StoredMail } from '../../../mailtm/shapes.js';
 import type { MailSummary } from '../../../storage/store.js';
 import { rawToString, sendAttachment } from '../mails.js';
-import type { MailtmRouteOptions } from './index.js';
+import type { MailtmRouteOptions } from './options.js';
 import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
 
 const hidden = { schema: { hide: true } } as const;

@@ -1,0 +1,10 @@
+// What every route group of the mail.tm-compatible API is registered with (index.ts).
+import type { MailtmService } from '../../../mailtm/service.js';
+import type { HttpDeps } from '../../deps.js';
+import type { StreamAdmission } from '../../stream-admission.js';
+
+export interface MailtmRouteOptions {
+  deps: HttpDeps;
+  mailtm: MailtmService;
+  streams: StreamAdmission;
+}
