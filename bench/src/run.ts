@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { apiRead } from './api-read.js';
+import { authIngest } from './auth-ingest.js';
 import { codes } from './codes.js';
 import { growth } from './growth.js';
 import { hostile } from './hostile.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, Bench> = {
   hostile,
   startup,
   codes,
+  'auth-ingest': authIngest,
 };
 
 const argv = process.argv.slice(2);

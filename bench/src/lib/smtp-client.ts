@@ -125,7 +125,8 @@ export interface BlastOptions {
   recipient(i: number, c: number): string;
   /** The bytes of message i (ending with CRLF, no line starting with "."). */
   message(i: number, to: string): Buffer;
-  from?: string;
+  /** MAIL FROM: one sender, or the sender of message i. */
+  from?: string | ((i: number) => string);
   /** Index of the first message (keeps Message-IDs unique across rounds). */
   offset?: number;
 }
@@ -146,7 +147,8 @@ export interface BlastResult {
 export async function blast(opts: BlastOptions): Promise<BlastResult> {
   if ((opts.messages === undefined) === (opts.seconds === undefined)) throw new Error('blast: give messages or seconds');
   const conns = await Promise.all(Array.from({ length: opts.connections }, () => SmtpConnection.open(opts.port)));
-  const from = opts.from ?? 'loadgen@bench.example.com';
+  const sender = opts.from ?? 'loadgen@bench.example.com';
+  const from = typeof sender === 'string' ? () => sender : sender;
   const offset = opts.offset ?? 0;
   const limit = opts.messages ?? Infinity;
   let next = 0;
@@ -160,7 +162,7 @@ export async function blast(opts: BlastOptions): Promise<BlastResult> {
         while (next < limit && performance.now() < end) {
           const i = offset + next++;
           const to = opts.recipient(i, c);
-          const reply = await conn.send(from, to, opts.message(i, to));
+          const reply = await conn.send(from(i), to, opts.message(i, to));
           done++;
           last = reply.at;
         }

@@ -55,6 +55,10 @@ export function benchEnv(): Record<string, string> {
     SMTP_PORT: '0',
     SMTP_HOSTNAME: 'mx.bench',
     JWT_SECRET: BENCH_JWT_SECRET,
+    // The authentication checks run as shipped, but ask a local port where nothing listens
+    // (each look-up refused at once) rather than the machine's resolvers: nothing leaves the
+    // machine. auth-ingest.ts gives its servers a DNS server of its own.
+    DNS_SERVERS: '127.0.0.1:1',
   };
 }
 

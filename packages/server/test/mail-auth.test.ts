@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { dkimSign, sealMessage } from 'mailauth';
 import type { MailAuth, MailMetadata } from '@temp-inbox/api';
@@ -175,6 +176,16 @@ describe('authentication verdicts', () => {
     assert.deepEqual(auth.dkim, [{ domain: 'pass.test', selector: 'sel', result: 'pass' }]);
   });
 
+  it('the checks run in a thread of their own, below the priority of the server\'s thread (Linux)', { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' }, () => {
+    const nice = (task: string) => {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const values = readdirSync('/proc/self/task').map(nice);
+    assert.equal(nice(String(process.pid)), 0, 'the server\'s own thread');
+    assert.ok(values.includes(10), `a thread at nice 10 among ${JSON.stringify(values)}`);
+  });
+
   it('AUTH_CHECKS=off stores no verdict', async () => {
     const off = await startTestServer({ AUTH_CHECKS: 'off', DNS_SERVERS: dns.server });
     try {
@@ -231,7 +242,7 @@ describe('authentication checks of one message', () => {
     assert.equal(dns.queries.length, asked);
   });
 
-  it('answers come from the cache the second time, and "no such name" too', async () => {
+  it('answers come from the cache the second time, and "no such name" and failures too', async () => {
     const resolver = createAuthDns({ servers: [dns.server] });
     const once = () => resolver.forMail(performance.now() + 2000).resolve;
     const asked = dns.queries.length;
@@ -240,10 +251,17 @@ describe('authentication checks of one message', () => {
     assert.deepEqual(await once()('PASS.test.', 'TXT'), [['v=spf1 ip4:127.0.0.1 -all']]);
     await assert.rejects(once()('missing.test', 'TXT'), { code: 'ENOTFOUND' });
     assert.equal(dns.queries.length - asked, 2);
+    // A name server that fails: temporary, and asked again only after 5 s (RFC 9520).
+    dns.failing.add('broken.test');
+    const lookups = resolver.forMail(performance.now() + 2000);
+    await assert.rejects(lookups.resolve('broken.test', 'TXT'), { code: 'ESERVFAIL' });
+    assert.equal(lookups.failedTemporarily, true);
+    await assert.rejects(once()('broken.test', 'TXT'), { code: 'ESERVFAIL' });
+    assert.equal(dns.queries.filter((q) => q === 'TXT broken.test').length, 1);
     // A name no DNS can hold is never asked for.
     await assert.rejects(once()(`${'a'.repeat(64)}.test`, 'TXT'), { code: 'ENOTFOUND' });
     await assert.rejects(once()('pass.test', 'ANY'), { code: 'ENOTFOUND' });
-    assert.equal(dns.queries.length - asked, 2);
+    assert.equal(dns.queries.length - asked, 3);
   });
 
   it('the verdict stays within its share of the 16 KiB metadata', () => {

@@ -77,6 +77,14 @@ export function signatureTags(field: string): { d: string; s: string } {
   return { d: tags.get('d') ?? '', s: tags.get('s') ?? '' };
 }
 
+/** The domain of the last address in the first From field, lower-case, as a guess of DMARC's author domain (a prefetch; mailauth decides). */
+function fromDomain(fields: HeaderField[]): string | undefined {
+  const from = fields.find((f) => f.name === 'from');
+  const domains = from ? [...from.text.matchAll(/@([a-z0-9.-]+)/gi)] : [];
+  const last = domains[domains.length - 1]?.[1]?.toLowerCase().replace(/\.$/, '');
+  return last && last.includes('.') ? last : undefined;
+}
+
 /**
  * The message mailauth reads: as received, except that DKIM-Signature fields past the
  * first MAX_DKIM_SIGNATURES are left out, so a message cannot make it hash its body
@@ -131,15 +139,33 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   // As authenticate() does: an IP literal HELO in brackets, and the IP when HELO is empty.
   let helo = client.helo || ip;
   if (isIP(helo)) helo = `[${helo}]`;
-  const spfCheck = spf({ ip, helo, sender: client.sender, mta: opts.mta, resolver: spfLookups.resolve as DNSResolver }).then(
-    (r) => ({ word: authWord(r.status?.result), domain: r.domain }),
-    () => ({ word: 'temperror' as const, domain: '' }),
-  );
+  // SPF and DMARC results are kept briefly by everything they depend on but DNS (auth-dns.ts "recent").
+  const { recent } = opts.dns;
+  const keep = (key: string, result: { word: AuthResult; domain: string }) => {
+    if (result.word !== 'temperror') recent.set(key, result);
+    return result;
+  };
+  const spfKey = `spf\u0000${ip}\u0000${helo}\u0000${client.sender}`;
+  const spfKept = recent.get(spfKey);
+  const spfCheck = spfKept
+    ? Promise.resolve(spfKept)
+    : spf({ ip, helo, sender: client.sender, mta: opts.mta, resolver: spfLookups.resolve as DNSResolver }).then(
+        (r) => keep(spfKey, { word: authWord(r.status?.result), domain: r.domain }),
+        () => ({ word: 'temperror' as const, domain: '' }),
+      );
 
   const head = headerFields(raw);
   if (!head) return { ...unknownVerdict('permerror'), spf: (await spfCheck).word };
 
+  // The author's DMARC record is asked for now, beside SPF and DKIM, rather than after them.
+  const author = fromDomain(head.fields);
+  if (author) void lookups().resolve(`_dmarc.${author}`, 'TXT').catch(() => undefined);
+
   const dkimLookups = lookups();
+  // Every signature's key at once (mailauth fetches them one after another): a mail signed
+  // twice waits for one round trip, not two. mailauth then finds them in the cache.
+  const signatures = head.fields.filter((f) => f.name === 'dkim-signature').slice(0, MAX_DKIM_SIGNATURES).map((f) => signatureTags(f.text));
+  if (signatures.length > 1) await Promise.all(signatures.map(({ d, s }) => (d && s ? dkimLookups.resolve(`${s}._domainkey.${d}`, 'TXT').catch(() => undefined) : undefined)));
   const dkim = await dkimVerify(boundedMessage(raw, head.fields), { resolver: dkimLookups.resolve as DNSResolver, sender: client.sender || undefined }).catch(() => undefined);
   const spfDone = await spfCheck;
   if (!dkim) return { ...unknownVerdict('permerror'), spf: spfDone.word };
@@ -155,15 +181,19 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
     // DMARC needs exactly one author (RFC 7489 §6.6.1): none without From, permerror with several.
     if (dkim.headerFrom.length === 0) return 'none';
     if (dkim.headerFrom.length > 1) return 'permerror';
-    const r = await dmarc({
+    const input = {
       headerFrom: dkim.headerFrom,
       spfDomains: spfDone.word === 'pass' && spfDone.domain ? [spfDone.domain] : [],
       dkimDomains: dkim.results
         .filter((x) => x.status?.result === 'pass')
         .map((x) => ({ id: x.id, domain: x.signingDomain, aligned: x.status.aligned, underSized: x.status.underSized })),
-      resolver: lookups().resolve as DNSResolver,
-    });
-    return r ? authWord(r.status?.result) : 'permerror';
+    };
+    // Everything DMARC's answer depends on but the record, which the DNS cache keeps longer (the id is only a label).
+    const dmarcKey = `dmarc\u0000${JSON.stringify([input.headerFrom, input.spfDomains, input.dkimDomains.map((x) => [x.domain, x.aligned, x.underSized])])}`;
+    const kept = recent.get(dmarcKey);
+    if (kept) return kept.word;
+    const r = await dmarc({ ...input, resolver: lookups().resolve as DNSResolver });
+    return keep(dmarcKey, { word: r ? authWord(r.status?.result) : 'permerror', domain: '' }).word;
   })().catch(() => 'temperror' as const);
   const [arcWord, dmarcResult] = await Promise.all([arcCheck, dmarcCheck]);
   let dmarcWord: AuthResult = dmarcResult;

@@ -19,7 +19,7 @@ import type { AuthStartedMessage, AuthTask, AuthWorkerData } from './auth-worker
 
 export type { AuthClient } from './auth-check.js';
 
-/** Every DNS look-up of one mail together, in milliseconds (the issue's "at most 2 s per mail in total"). */
+/** Every DNS look-up of one mail together, in milliseconds (docs/decisions.md "Authentication verdicts"). */
 export const AUTH_BUDGET_MS = 2000;
 /** Checks one thread runs at once: each mostly waits for DNS. */
 const CONCURRENT_CHECKS = 32;

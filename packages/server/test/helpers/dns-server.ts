@@ -2,7 +2,8 @@
 // (a DKIM key of 2048 bits does not fit a 512-byte UDP answer, and the resolver then
 // asks again over TCP on the same port). It answers from a zone the test fills in:
 // NXDOMAIN for a name it does not hold, an empty answer for a type the name lacks,
-// and nothing at all for a name in `silent` (a name server that never answers).
+// SERVFAIL for a name in `failing`, and nothing at all for a name in `silent` (a name
+// server that never answers).
 import dns2 from 'dns2';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -21,6 +22,8 @@ export interface TestDns {
   zone: Map<string, ZoneRecords>;
   /** Names asked for and never answered. */
   silent: Set<string>;
+  /** Names answered SERVFAIL (the name server failed). */
+  failing: Set<string>;
   /** Every question asked, as "TYPE name". */
   queries: string[];
   close(): Promise<void>;
@@ -38,6 +41,7 @@ function chunks(s: string): string[] {
 export async function startTestDns(): Promise<TestDns> {
   const zone = new Map<string, ZoneRecords>();
   const silent = new Set<string>();
+  const failing = new Set<string>();
   const queries: string[] = [];
   const handle = (request: InstanceType<typeof Packet>, send: (response: InstanceType<typeof Packet>) => Promise<Buffer>) => {
     const [question] = request.questions;
@@ -48,7 +52,8 @@ export async function startTestDns(): Promise<TestDns> {
     if (silent.has(name)) return;
     const response = Packet.createResponseFromRequest(request);
     const records = zone.get(name);
-    if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
+    if (failing.has(name)) response.header.rcode = Packet.RCODE.SERVFAIL;
+    else if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
     else if (type === 'TXT') for (const txt of records.TXT ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 300, data: chunks(txt) } as never);
     else if (type === 'A') for (const address of records.A ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 300, address } as never);
     void send(response).catch(() => undefined);
@@ -78,6 +83,7 @@ export async function startTestDns(): Promise<TestDns> {
       port,
       zone,
       silent,
+      failing,
       queries,
       async close() {
         await new Promise<void>((resolve) => udp.close(() => resolve()));
