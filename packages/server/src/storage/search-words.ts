@@ -12,6 +12,17 @@ export function searchWords(text: string): string[] {
   return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/**
+ * A word as the index holds it: inside its address's own namespace, z<id>z (no other
+ * address's words start with it: ids are digits). A search then reads only its
+ * address's entries, however large the store and however common the word
+ * (docs/decisions.md "Search"): "code" across a store of 1,000,000 mails was every
+ * mail's entry of "code"; z12zcode is only the inbox's.
+ */
+export function indexWord(addressId: number, word: string): string {
+  return `z${addressId}z${word}`;
+}
+
 /** The words of a query, bounded; each matches words that start with it. */
 export function queryWords(query: string): string[] {
   return [...new Set(searchWords(query).map((w) => w.slice(0, MAX_SEARCH_WORD_CHARS)))].slice(0, MAX_SEARCH_WORDS);

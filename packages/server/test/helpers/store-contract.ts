@@ -131,6 +131,44 @@ const CASES: Case[] = [
     },
   ],
   [
+    "searchMails: an address's words never match another's, even where their ids and words line up; counts leave deleted mail out",
+    async (store) => {
+      // Two addresses where one id starts the other's (1 and 12, 5 and 50, …): the index
+      // keeps each address's words apart (z<id>z<word>), so "2" of the first never
+      // matches "abc" of the second, nor the reverse.
+      const a = await address(store, 'ids-a@example.com');
+      let b: AddressRecord | undefined;
+      for (let i = 0; i < 200 && !b; i++) {
+        const next = await address(store, `ids-${i}@example.com`);
+        if (String(next.id).startsWith(String(a.id))) b = next;
+      }
+      assert.ok(b, `an address whose id starts with ${a.id}`);
+      const mineA = newMail(a, T0 + 1, { searchText: '2abc ticket' });
+      const mineB = newMail(b, T0 + 2, { searchText: 'abc ticket' });
+      await store.insertMails([mineA, mineB]);
+      const found = async (who: AddressRecord, q: string) => (await store.searchMails(who.id, q, 10, 0)).results.map((m) => m.uuid);
+      assert.deepEqual(await found(a, '2'), [mineA.uuid]);
+      assert.deepEqual(await found(a, '2abc'), [mineA.uuid]);
+      assert.deepEqual(await found(a, 'abc'), [], 'not the other address\'s word');
+      assert.deepEqual(await found(b, 'abc'), [mineB.uuid]);
+      assert.deepEqual(await found(b, '2'), []);
+      assert.deepEqual(await found(b, String(b.id).slice(String(a.id).length) + 'abc'), [], 'the id is never part of a word');
+      // Counts past the first page (where the store counts apart from the page) leave deleted mail out.
+      const many = Array.from({ length: 5 }, (_, i) => newMail(a, T0 + 10 + i, { searchText: 'ticket number ' + i }));
+      await store.insertMails(many);
+      const page = async (q: string) => {
+        const r = await store.searchMails(a.id, q, 2, 0);
+        return { count: r.count, uuids: r.results.map((m) => m.uuid) };
+      };
+      assert.deepEqual(await page('ticket'), { count: 6, uuids: [many[4]!.uuid, many[3]!.uuid] }, 'newest first');
+      await store.softDeleteMail(a.id, many[4]!.uuid);
+      assert.deepEqual(await page('ticket'), { count: 5, uuids: [many[3]!.uuid, many[2]!.uuid] });
+      await store.clearMails(a.id);
+      assert.deepEqual(await page('ticket'), { count: 0, uuids: [] });
+      assert.deepEqual(await found(b, 'ticket'), [mineB.uuid], 'the other address keeps its mail');
+    },
+  ],
+  [
     'an unclaimed address (catch-all) is claimed exactly once; a claimed or unknown one never',
     async (store) => {
       const open = await store.createAddress('open@example.com', T0, { unclaimed: true });

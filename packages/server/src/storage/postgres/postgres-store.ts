@@ -9,7 +9,7 @@ import { MIGRATIONS } from './migrations.js';
 import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
-import { queryWords, searchWords } from '../search-words.js';
+import { indexWord, queryWords, searchWords } from '../search-words.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -53,6 +53,11 @@ const MIGRATION_LOCK = 0x74696d67;
 // First key of the two-key advisory lock that orders one address's deliveries ("ti" + "ml").
 const MAIL_ORDER_LOCK = 0x74696d6c;
 
+/** A mail's search lexemes: its words once each, in its address's namespace (array_to_tsvector refuses empty ones; there are none). */
+const indexWords = (addressId: number, text: string): string[] | null => {
+  const words = [...new Set(searchWords(text))].map((w) => indexWord(addressId, w));
+  return words.length ? words : null;
+};
 const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at, seen';
 
 export interface PostgresOptions {
@@ -166,7 +171,8 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
           const { rows } = await q<{ id: string }>(
             client,
             'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, body_id, size, created_at, search) ' +
-              "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::text IS NULL THEN NULL ELSE to_tsvector('simple', $11::text) END) RETURNING id",
+              // The words as they are (array_to_tsvector: no parser, no dictionary), each in its address's namespace.
+              'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::text[] IS NULL THEN NULL ELSE array_to_tsvector($11::text[]) END) RETURNING id',
             [
               m.uuid,
               m.addressId,
@@ -178,7 +184,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
               bodyIds.get(m.body),
               m.trace.length + m.body.raw.length,
               m.createdAt,
-              m.searchText ? searchWords(m.searchText).join(' ') : null,
+              m.searchText ? indexWords(m.addressId, m.searchText) : null,
             ],
           );
           ids.push(Number(rows[0]!.id));
@@ -208,8 +214,9 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     async searchMails(addressId, query, limit, offset) {
       const words = queryWords(query);
       if (words.length === 0) return { results: [], count: 0 };
-      // Words are letters and digits only; each quoted, as a prefix, all required.
-      const tsquery = words.map((w) => `'${w}':*`).join(' & ');
+      // Words are letters and digits only; each quoted, as a prefix of a word of the
+      // address (its namespace: search-words.ts indexWord), all required.
+      const tsquery = words.map((w) => `'${indexWord(addressId, w)}':*`).join(' & ');
       const where = "address_id = $1 AND deleted_at IS NULL AND search @@ to_tsquery('simple', $2)";
       const { rows } = await q<MailRow>(pool, `SELECT ${MAIL_COLUMNS} FROM mails WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [
         addressId,

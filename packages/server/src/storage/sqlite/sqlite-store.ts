@@ -13,7 +13,7 @@ import { sqliteOperatorStore } from './sqlite-operator.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
-import { queryWords, searchWords } from '../search-words.js';
+import { indexWord, queryWords, searchWords } from '../search-words.js';
 
 /** Messages above this size are stored in parts of this size (mails.raw holds the first). */
 export const RAW_PART_BYTES = 512 * 1024;
@@ -52,8 +52,6 @@ export interface SqliteOptions {
   synchronous?: 'FULL' | 'NORMAL';
 }
 
-/** A word no mail contains, given to each indexed mail of the address. */
-const addressWord = (addressId: number) => `zzaddress${addressId}zz`;
 
 /** How long a statement of the serving connection waits for another connection's lock, holding the event loop. */
 const BUSY_BLOCK_MS = 20;
@@ -129,11 +127,15 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     indexMail: db.prepare('INSERT INTO mail_search (rowid, words) VALUES (?, ?)'),
     // The admin's mails per day (sqlite-operator.ts), counted in the delivery's transaction.
     countDay: db.prepare('INSERT INTO mail_days (day, shard, mails) VALUES (?, 0, ?) ON CONFLICT (day, shard) DO UPDATE SET mails = mails + excluded.mails'),
+    // Newest first in the index's own order (rowid = mails.id, in delivery order), so the
+    // index stops after the page instead of every match being joined and sorted. Only
+    // live mail is in the index (deleted mail leaves it: triggers of v11), so counting
+    // needs no join; the join's conditions only guard the page.
     searchMails: db.prepare(
       'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen FROM mail_search JOIN mails m ON m.id = mail_search.rowid ' +
-        'WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?',
+        'WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL ORDER BY mail_search.rowid DESC LIMIT ? OFFSET ?',
     ),
-    countSearch: db.prepare('SELECT count(*) FROM mail_search JOIN mails m ON m.id = mail_search.rowid WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL').pluck(),
+    countSearch: db.prepare('SELECT count(*) FROM mail_search WHERE mail_search MATCH ?').pluck(),
     insertBodyPart: db.prepare('INSERT INTO body_parts (body_id, part, data) VALUES (?, ?, ?)'),
     insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, content) VALUES (?, ?, ?)'),
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
@@ -209,8 +211,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
           .lastInsertRowid,
       );
-      // The address's own word narrows a search to its mail inside the index (see searchMails).
-      if (m.searchText) q.indexMail.run(id, `${addressWord(m.addressId)} ${searchWords(m.searchText).join(' ')}`);
+      if (m.searchText) q.indexMail.run(id, searchWords(m.searchText).map((w) => indexWord(m.addressId, w)).join(' '));
       queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
@@ -321,9 +322,9 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       const words = queryWords(query);
       if (words.length === 0) return { results: [], count: 0 };
       // Words are letters and digits only, so quoting them is all the escaping FTS5 needs.
-      const match = [`"${addressWord(addressId)}"`, ...words.map((w) => `"${w}"*`)].join(' AND ');
+      const match = words.map((w) => `"${indexWord(addressId, w)}"*`).join(' AND ');
       const rows = q.searchMails.all(match, addressId, limit, offset) as MailRow[];
-      const count = offset === 0 && rows.length < limit ? rows.length : (q.countSearch.get(match, addressId) as number);
+      const count = offset === 0 && rows.length < limit ? rows.length : (q.countSearch.get(match) as number);
       return { results: rows.map(toSummary), count };
     },
     async getMail(addressId, uuid) {
