@@ -230,7 +230,7 @@ export type DkimVerdict = Static<typeof DkimVerdict>;
 export const MailAuth = Type.Object(
   {
     spf: AuthResult,
-    dkim: Type.Array(DkimVerdict, { maxItems: 10, description: 'One entry per DKIM-Signature, in header order (at most 10); empty when the mail is not signed.' }),
+    dkim: Type.Array(DkimVerdict, { maxItems: 10, description: 'One entry per DKIM-Signature, in header order: at most 10, fewer when their names are long (the verdict is at most 1 KiB); empty when the mail is not signed.' }),
     dmarc: AuthResult,
     arc: AuthResult,
   },

@@ -9,11 +9,12 @@ export const MAX_DKIM_SIGNATURES = 10;
 export const MAX_DKIM_DOMAIN_CHARS = 253;
 export const MAX_DKIM_SELECTOR_CHARS = 63;
 /**
- * The most `"auth":{…}` adds to the metadata's JSON (10 entries of the longest
- * domain and selector, with the longest words): the parse fits the rest of the
- * metadata into what is left of its 16 KiB (metadata.ts).
+ * The most `,"auth":{…}` adds to the metadata's JSON: the parse fits the rest of the
+ * metadata into what is left of its 16 KiB (metadata.ts). Ten signatures of ordinary
+ * domains take about 700 bytes; entries past this are dropped (only mail with many
+ * signatures of long names has them).
  */
-export const MAX_AUTH_JSON_BYTES = 4 * 1024;
+export const MAX_AUTH_JSON_BYTES = 1024;
 
 const WORDS = new Set<string>(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror']);
 
@@ -62,9 +63,14 @@ export function dkimEntry(domain: unknown, selector: unknown, result: AuthResult
   return { domain: cleanName(domain, MAX_DKIM_DOMAIN_CHARS), selector: cleanName(selector, MAX_DKIM_SELECTOR_CHARS), result };
 }
 
-/** The whole verdict, bounded: at most MAX_DKIM_SIGNATURES entries (so at most MAX_AUTH_JSON_BYTES of JSON). */
+/** The metadata bytes a verdict adds, as `,"auth":{…}`. */
+export const authJsonBytes = (auth: MailAuth): number => Buffer.byteLength(`,"auth":${JSON.stringify(auth)}`);
+
+/** The whole verdict, bounded: at most MAX_DKIM_SIGNATURES entries, and as many as fit in MAX_AUTH_JSON_BYTES. */
 export function verdict(v: { spf: AuthResult; dkim: DkimVerdict[]; dmarc: AuthResult; arc: AuthResult }): MailAuth {
-  return { spf: v.spf, dkim: v.dkim.slice(0, MAX_DKIM_SIGNATURES), dmarc: v.dmarc, arc: v.arc };
+  const out = { spf: v.spf, dkim: v.dkim.slice(0, MAX_DKIM_SIGNATURES), dmarc: v.dmarc, arc: v.arc };
+  while (out.dkim.length > 1 && authJsonBytes(out) > MAX_AUTH_JSON_BYTES) out.dkim.pop();
+  return out;
 }
 
 /**
