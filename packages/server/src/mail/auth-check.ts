@@ -33,7 +33,7 @@ export interface CheckOptions {
   mta: string;
 }
 
-/** A header block longer than this is not read (legitimate mail has a few KiB; mailauth reads it a byte at a time). */
+/** A header block longer than this is not read (legitimate mail has a few KiB; mailauth parses the whole block, with several passes per signature). */
 export const MAX_AUTH_HEADER_BYTES = 1024 * 1024;
 
 interface HeaderField {
