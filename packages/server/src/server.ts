@@ -61,7 +61,6 @@ const WEBHOOK_DEFAULTS = {
   keepAttemptsMs: 7 * 86_400_000,
 } as const;
 
-
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
   // Asynchronous: lines written while a write is in flight go out together (one
   // system call per burst instead of per line); pino flushes what is left on exit.
