@@ -16,6 +16,7 @@ import type { MailAuth } from '@temp-inbox/api';
 import type { AuthClient } from './auth-check.js';
 import { unknownVerdict } from './auth-verdict.js';
 import type { AuthStartedMessage, AuthTask, AuthWorkerData } from './auth-worker.js';
+import { forWorker } from './worker-input.js';
 
 export type { AuthClient } from './auth-check.js';
 
@@ -40,19 +41,6 @@ export interface MailAuthenticator {
   /** The verdict of one message; never rejects (temperror when the checks could not run or finish). */
   check(raw: Buffer, client: AuthClient): Promise<MailAuth>;
   close(): Promise<void>;
-}
-
-/** Bytes copied per turn of the event loop (as parse.ts). */
-const COPY_SLICE_BYTES = 1024 * 1024;
-
-async function ownCopy(raw: Buffer): Promise<ArrayBuffer> {
-  const copy = new ArrayBuffer(raw.byteLength);
-  const view = new Uint8Array(copy);
-  for (let at = 0; at < raw.byteLength; at += COPY_SLICE_BYTES) {
-    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-    view.set(raw.subarray(at, at + COPY_SLICE_BYTES), at);
-  }
-  return copy;
 }
 
 export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAuthenticator {
@@ -104,9 +92,9 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
         timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()) + cpuMs);
       });
       try {
-        const copy = await ownCopy(raw);
-        const task: AuthTask = { id, raw: new Uint8Array(copy), client, deadline };
-        return await pool.run(task, { signal: abort.signal, transferList: [copy] });
+        const { bytes, transferList } = await forWorker(raw);
+        const task: AuthTask = { id, raw: bytes, client, deadline };
+        return await pool.run(task, { signal: abort.signal, transferList });
       } catch {
         return unknownVerdict('temperror');
       } finally {

@@ -17,7 +17,7 @@
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
-import { isSharedWhole } from './message-buffer.js';
+import { forWorker } from './worker-input.js';
 import { buildView } from './parsed-view.js';
 import type { ParseTask, StartedMessage, ViewResult, WorkerItem, WorkerResult } from './parse-worker.js';
 
@@ -116,20 +116,6 @@ function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
   };
 }
 
-/** Bytes copied per turn of the event loop: one copy of 10 MB takes 10-20 ms, a slice of 1 MiB one or two. */
-const COPY_SLICE_BYTES = 1024 * 1024;
-
-/** A copy of exactly the message's bytes, to be moved: posting the view itself would clone its whole backing buffer (up to the SMTP size limit). */
-async function ownCopy(raw: Buffer): Promise<ArrayBuffer> {
-  const copy = new ArrayBuffer(raw.byteLength);
-  const view = new Uint8Array(copy);
-  for (let at = 0; at < raw.byteLength; at += COPY_SLICE_BYTES) {
-    if (at > 0) await new Promise((resolve) => setImmediate(resolve));
-    view.set(raw.subarray(at, at + COPY_SLICE_BYTES), at);
-  }
-  return copy;
-}
-
 /** Metadata of a message nothing could be read from. */
 function nothing(): ParsedMessage {
   return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '' };
@@ -188,12 +174,9 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       timer = setTimeout(() => abort.abort(), ms);
     });
     try {
-      // A large message arrives in a shared buffer (message-buffer.ts): the worker reads it where it is.
-      if (isSharedWhole(raw)) return (await pool.run({ ...what, id, raw } satisfies ParseTask, { signal: abort.signal })) as R;
-      const copy = await ownCopy(raw);
-      const bytes = new Uint8Array(copy);
+      const { bytes, transferList } = await forWorker(raw);
       const task: ParseTask = { ...what, id, raw: bytes };
-      return (await pool.run(task, { signal: abort.signal, transferList: [copy] })) as R;
+      return (await pool.run(task, { signal: abort.signal, transferList })) as R;
     } catch {
       return started || !abort.signal.aborted ? 'failed' : 'unstarted';
     } finally {
