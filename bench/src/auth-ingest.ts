@@ -15,7 +15,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { createAddress, getJson } from './lib/http.js';
-import { startBenchDns, type BenchDns } from './lib/dns-server.js';
+import { startTestDns, type TestDns } from '../../packages/server/test/helpers/dns-server.js';
 import { interleave } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
@@ -61,12 +61,18 @@ const zone = (keyRecord: string) => (name: string): string[] | undefined => {
 export const authIngest: Bench = async (ctx) => {
   // Three short rounds even when quick: the ratio is taken round by round (on and off run back to back), and the median of those is reported.
   const p = ctx.quick ? { seconds: 1, warmup: 0.3, rounds: 3 } : { seconds: 5, warmup: 1, rounds: 5 };
-  let dns: BenchDns | undefined;
+  let dns: TestDns | undefined;
   let on: TempInbox | undefined;
   let off: TempInbox | undefined;
   try {
     const { pool, keyRecord } = await signedPool();
-    dns = await startBenchDns(zone(keyRecord));
+    const txt = zone(keyRecord);
+    dns = await startTestDns({
+      answer: (name) => {
+        const records = txt(name);
+        return records && { TXT: records };
+      },
+    });
     on = await startTempInbox({ name: 'temp-inbox-auth-on', env: { DNS_SERVERS: dns.server } });
     off = await startTempInbox({ name: 'temp-inbox-auth-off', env: { DNS_SERVERS: dns.server, AUTH_CHECKS: 'off' } });
     const onAddresses = await Promise.all(Array.from({ length: CONNECTIONS }, () => createAddress(on!.httpUrl)));
@@ -91,7 +97,7 @@ export const authIngest: Bench = async (ctx) => {
     });
     ctx.log(`warm-up (${p.warmup} s each)`);
     for (const fn of Object.values(subjects(p.warmup))) await fn();
-    const asked = dns.queries;
+    const asked = dns.queries.length;
     const samples = await interleave(p.rounds, subjects(p.seconds), (m) => ctx.log(m));
     // What the checks found, so that the rate is known to be that of checks that passed:
     // the last 100 mails of each address of the server with checks on.
@@ -127,7 +133,7 @@ export const authIngest: Bench = async (ctx) => {
       row(`${fmt(MESSAGE_BYTES / 1024, 1)} KB DKIM-signed msgs, ${CONNECTIONS} conns, one sender domain, local DNS`, 'checks on', 'checks off', true),
       row(`the same, a new envelope domain every mail (an uncached SPF look-up each)`, 'checks on, new domain', 'checks off, new domain', false),
     ];
-    return { rows, details: { params: { ...p, connections: CONNECTIONS, messageBytes: pool[0]!.length, pool: POOL }, dnsQueriesDuringRounds: dns.queries - asked, verdicts: Object.fromEntries(verdicts), samples } };
+    return { rows, details: { params: { ...p, connections: CONNECTIONS, messageBytes: pool[0]!.length, pool: POOL }, dnsQueriesDuringRounds: dns.queries.length - asked, verdicts: Object.fromEntries(verdicts), samples } };
   } finally {
     await off?.stop();
     await on?.stop();

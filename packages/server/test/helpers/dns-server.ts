@@ -38,7 +38,8 @@ function chunks(s: string): string[] {
   return out.length ? out : [''];
 }
 
-export async function startTestDns(): Promise<TestDns> {
+/** `answer`: the records of a name the zone does not hold (a bench's names made up per mail), or undefined for NXDOMAIN. */
+export async function startTestDns(opts: { answer?: (name: string) => ZoneRecords | undefined } = {}): Promise<TestDns> {
   const zone = new Map<string, ZoneRecords>();
   const silent = new Set<string>();
   const failing = new Set<string>();
@@ -51,7 +52,7 @@ export async function startTestDns(): Promise<TestDns> {
     queries.push(`${type} ${name}`);
     if (silent.has(name)) return;
     const response = Packet.createResponseFromRequest(request);
-    const records = zone.get(name);
+    const records = zone.get(name) ?? opts.answer?.(name);
     if (failing.has(name)) response.header.rcode = Packet.RCODE.SERVFAIL;
     else if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
     else if (type === 'TXT') for (const txt of records.TXT ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 300, data: chunks(txt) } as never);
