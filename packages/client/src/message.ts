@@ -68,6 +68,8 @@ export class Message {
   declare readonly links: string[];
   /** True when the service could only read the header block in time. */
   declare readonly degraded: ParsedMail['degraded'];
+  /** SPF, DKIM (each signature), DMARC and ARC verdicts of its arrival; absent when the service does not check (AUTH_CHECKS=off) or stored it before checking. */
+  declare readonly auth: ParsedMail['auth'];
   readonly #source: MessageSource;
 
   constructor(source: MessageSource, data: ParsedMail) {

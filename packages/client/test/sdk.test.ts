@@ -140,6 +140,11 @@ describe('SDK', { timeout: 180_000 }, () => {
     assert.match(message.html ?? '', /<b>872364<\/b>/);
     assert.deepEqual(message.codes, ['872364']);
     assert.deepEqual(message.links, ['https://shop.example/orders/1']);
+    // The verdicts of its arrival: an unsigned mail has no DKIM entry; the rest are RFC 8601 words.
+    const words = ['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror'];
+    assert.ok(message.auth, 'the authentication verdicts are on the message');
+    assert.deepEqual(message.auth.dkim, []);
+    for (const word of [message.auth.spf, message.auth.dmarc, message.auth.arc]) assert.ok(words.includes(word), word);
     assert.equal(message.header('subject'), 'Your order');
     assert.ok(typeof message.id === 'number' && message.id > 0, `id ${message.id}`);
     assert.match(message.created_at, /^\d{4}-\d\d-\d\dT/);
