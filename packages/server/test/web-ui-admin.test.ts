@@ -50,6 +50,12 @@ describe('admin page in Chromium', { skip: !ready && 'Chromium is not installed'
     }
   }
 
+  /** The status line's text once it says `text`: it is always on the page, and is filled when the action's answer comes. */
+  async function statusOnceItSays(text: string): Promise<string | null> {
+    await page.locator('[role=status]', { hasText: text }).waitFor();
+    return page.getByRole('status').textContent();
+  }
+
   it('asks for the token, refuses a wrong one, and keeps the right one for the tab only', async () => {
     await page.goto(`${server.httpUrl}/admin`);
     await page.getByRole('heading', { name: 'temp-inbox admin' }).waitFor();
@@ -100,7 +106,7 @@ describe('admin page in Chromium', { skip: !ready && 'Chromium is not installed'
     await page.getByLabel('Value').fill('Spam.Example');
     await page.getByLabel('Note (optional)').fill('newsletters nobody asked for');
     await page.getByRole('button', { name: 'Block', exact: true }).click();
-    assert.equal(await page.getByRole('status').textContent(), 'Blocked spam.example.');
+    assert.equal(await statusOnceItSays('Blocked spam.example.'), 'Blocked spam.example.');
     const blocks = page.getByRole('table', { name: '1 block, newest first' });
     await blocks.waitFor();
     const row = blocks.locator('tbody tr');
@@ -116,7 +122,7 @@ describe('admin page in Chromium', { skip: !ready && 'Chromium is not installed'
 
     await page.getByRole('button', { name: 'Remove the block of spam.example' }).click();
     await page.getByRole('table', { name: 'Nothing is blocked.' }).waitFor();
-    assert.equal(await page.getByRole('status').textContent(), 'Removed the block of spam.example.');
+    assert.equal(await statusOnceItSays('Removed the block of spam.example.'), 'Removed the block of spam.example.');
     assert.equal(await page.getByRole('alert').count(), 0, 'the error is cleared by the next success');
     assert.match(await mailFrom('promo@spam.example'), /^250 /);
   });
@@ -127,7 +133,7 @@ describe('admin page in Chromium', { skip: !ready && 'Chromium is not installed'
     const token = page.getByLabel(`Token of ui-admin-made@${DOMAIN}`);
     await token.waitFor();
     assert.match(await token.inputValue(), /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
-    assert.equal(await page.getByRole('status').textContent(), `Created ui-admin-made@${DOMAIN}.`);
+    assert.equal(await statusOnceItSays(`Created ui-admin-made@${DOMAIN}.`), `Created ui-admin-made@${DOMAIN}.`);
 
     await page.getByLabel('Find addresses containing').fill('');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -135,7 +141,7 @@ describe('admin page in Chromium', { skip: !ready && 'Chromium is not installed'
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: `Delete ui-admin-second@${DOMAIN}` }).click();
     await page.getByRole('table', { name: /^Addresses 1–2 of 2/ }).waitFor();
-    assert.equal(await page.getByRole('status').textContent(), `Deleted ui-admin-second@${DOMAIN}.`);
+    assert.equal(await statusOnceItSays(`Deleted ui-admin-second@${DOMAIN}.`), `Deleted ui-admin-second@${DOMAIN}.`);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
