@@ -7,11 +7,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { dkimSign, sealMessage } from 'mailauth';
 import type { MailAuth, MailMetadata } from '@temp-inbox/api';
 import { MAX_METADATA_BYTES } from '../src/mail/parse.js';
 import { checkMessage } from '../src/mail/auth-check.js';
+import { createMailAuthenticator, LARGE_CHECK_BYTES, LARGE_CHECK_NICE } from '../src/mail/auth.js';
+import { parseHeaders } from '../src/mail/mailauth-patches.js';
 import { createAuthDns } from '../src/mail/auth-dns.js';
 import { authJsonBytes, dkimEntry, MAX_AUTH_JSON_BYTES, MAX_DKIM_DOMAIN_CHARS, MAX_DKIM_SELECTOR_CHARS, verdict } from '../src/mail/auth-verdict.js';
 import { buildMetadata } from '../src/mail/metadata.js';
@@ -176,14 +179,30 @@ describe('authentication verdicts', () => {
     assert.deepEqual(auth.dkim, [{ domain: 'pass.test', selector: 'sel', result: 'pass' }]);
   });
 
-  it('the checks run in a thread of their own, below the priority of the server\'s thread (Linux)', { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' }, () => {
-    const nice = (task: string) => {
-      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  it('small messages are checked at the server\'s priority, large ones (64 KiB and more) by a thread below it (Linux)', { skip: process.platform !== 'linux' && 'nice values are per thread on Linux only' }, async () => {
+    const stat = (task: string) => {
+      const text = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      // Fields 14 and 15 (utime, stime) and 19 (nice) of proc(5), counted from the state (3).
+      return { nice: Number(fields[16]), cpu: Number(fields[11]) + Number(fields[12]) };
     };
-    const values = readdirSync('/proc/self/task').map(nice);
-    assert.equal(nice(String(process.pid)), 0, 'the server\'s own thread');
-    assert.ok(values.includes(10), `a thread at nice 10 among ${JSON.stringify(values)}`);
+    const threads = () => readdirSync('/proc/self/task').map((task) => ({ task, ...stat(task) }));
+    assert.equal(stat(String(process.pid)).nice, 0, 'the server\'s own thread');
+    const low = threads().filter((t) => t.nice === LARGE_CHECK_NICE);
+    assert.equal(low.length, 1, `one thread at nice ${LARGE_CHECK_NICE} among ${JSON.stringify(threads())}`);
+    const lowCpu = () => stat(low[0]!.task).cpu;
+    const before = lowCpu();
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await send(server, { from: 'alice@pass.test', to: inbox.address, message: await signed(plainMessage('alice@pass.test', inbox.address), 'pass.test') })).code, 250);
+      assert.equal((await latestMetadata(server, inbox.jwt)).auth?.dmarc, 'pass');
+    }
+    assert.equal(lowCpu(), before, 'small messages are not checked by the low-priority thread');
+    // 4 MB of body to hash (relaxed canonicalization, line by line): some tens of ms of that thread's CPU.
+    const large = await signed(plainMessage('alice@pass.test', inbox.address, `${'Your code is 482913, and more words.\r\n'.repeat(100_000)}`), 'pass.test');
+    assert.ok(large.length >= LARGE_CHECK_BYTES);
+    assert.equal((await send(server, { from: 'alice@pass.test', to: inbox.address, message: large })).code, 250);
+    assert.deepEqual((await latestMetadata(server, inbox.jwt)).auth?.dkim, [{ domain: 'pass.test', selector: 'sel', result: 'pass' }]);
+    assert.ok(lowCpu() > before, 'the large message was checked by the low-priority thread');
   });
 
   it('AUTH_CHECKS=off stores no verdict', async () => {
@@ -227,6 +246,95 @@ describe('authentication checks of one message', () => {
   it('a header block past 1 MiB is not read: DKIM, DMARC and ARC permerror, SPF still checked', async () => {
     const huge = Buffer.concat([Buffer.from(`X-Pad: ${'a'.repeat(900)}\r\n`.repeat(1200)), plainMessage('alice@pass.test', 'x@example.org')]);
     assert.deepEqual(await check(huge), { spf: 'pass', dkim: [{ domain: '', selector: '', result: 'permerror' }], dmarc: 'permerror', arc: 'permerror' });
+  });
+
+  it('reads the header block as mailauth does, in one pass: the same fields for folded, empty and odd blocks', () => {
+    // mailauth's own parseHeaders, from a copy of its module loaded afresh (the loaded one is replaced).
+    const require = createRequire(import.meta.url);
+    const path = require.resolve('mailauth/lib/tools.js');
+    const loaded = require.cache[path];
+    delete require.cache[path];
+    const original = (require(path) as { parseHeaders: typeof parseHeaders }).parseHeaders;
+    require.cache[path] = loaded;
+    assert.notEqual(original, parseHeaders);
+    const blocks = [
+      'From: a@b.test\r\nSubject: one\r\n two\r\n\tthree\r\nTo: c@d.test\r\n\r\n',
+      ' starts folded\r\n more\r\nX: y\n folded with LF\nno colon here\r\n\r\n\r\n',
+      '',
+      '\r\n',
+      'A:\r\nB :  spaced \r\n\r\n \r\n',
+      `X-Long: ${Array.from({ length: 500 }, (_, i) => `w${i}`).join('\r\n ')}\r\nFrom: a@b.test\r\n`,
+    ];
+    for (const block of blocks) {
+      const buf = Buffer.from(block, 'binary');
+      assert.deepEqual(parseHeaders(buf), original(buf), JSON.stringify(block.slice(0, 60)));
+    }
+  });
+
+  it('a folded field of 400 KB is read in a moment, not in seconds (mailauth\'s own reading is quadratic in its lines)', async () => {
+    // Its own reading took 13 s of CPU for this field, over the 3 s given here for hashing on top of DNS.
+    const folded = `X-Folded: ${Array.from({ length: 100_000 }, () => 'a b').join('\r\n ')}\r\n`;
+    const message = Buffer.concat([Buffer.from(folded), plainMessage('alice@pass.test', 'x@example.org')]);
+    assert.ok(message.length > 400_000 && message.length < 1024 * 1024);
+    const authenticator = createMailAuthenticator({ dnsServers: [dns.server], mta: 'mx.test', cpuMs: 3000 });
+    try {
+      assert.deepEqual(await authenticator.check(message, client), { spf: 'pass', dkim: [], dmarc: 'pass', arc: 'none' });
+    } finally {
+      await authenticator.close();
+    }
+  });
+
+  it('checks asked for at once go to the thread together, and each is answered when it is done, not when its batch is', async () => {
+    const authenticator = createMailAuthenticator({ dnsServers: [dns.server], mta: 'mx.test' });
+    try {
+      // Asked for in one turn: one batch of the first 16, then the rest; one of them waits for DNS that never answers.
+      const messages = await Promise.all(Array.from({ length: 20 }, () => signed(plainMessage('alice@pass.test', 'x@example.org'), 'pass.test')));
+      // Once first, so that the thread has started (from source, loading it takes a good part of the 2 s budget).
+      await authenticator.check(messages[0]!, client);
+      let slowAnswered = false;
+      const slow = authenticator.check(plainMessage('bob@slow.test', 'x@example.org'), { ...client, sender: 'bob@slow.test' }).then((v) => {
+        slowAnswered = true;
+        return v;
+      });
+      const fast = messages.map((m) => authenticator.check(m, client));
+      for (const verdict of await Promise.all(fast)) assert.deepEqual(verdict, { spf: 'pass', dkim: [{ domain: 'pass.test', selector: 'sel', result: 'pass' }], dmarc: 'pass', arc: 'none' });
+      assert.equal(slowAnswered, false, 'the mails of the batch did not wait for the one whose DNS is silent');
+      assert.deepEqual(await slow, { spf: 'temperror', dkim: [], dmarc: 'temperror', arc: 'none' });
+    } finally {
+      await authenticator.close();
+    }
+  });
+
+  it('a check past its CPU budget ends its thread: its mail gets temperror, and the checks after it run on a new thread', async () => {
+    // 8.8 MB of body for a signature's relaxed body hash: over a second of reading, against 0.5 + 0.02 s.
+    const heavy = Buffer.concat([
+      Buffer.from('DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=pass.test; s=sel; h=from; bh=AAAA; b=AAAA\r\n'),
+      plainMessage('alice@pass.test', 'x@example.org', ' a  b\t c \r\n'.repeat(800_000)),
+    ]);
+    const large = Buffer.concat([Buffer.from(`X-Pad: ${'a'.repeat(900)}\r\n`.repeat(80)), plainMessage('alice@pass.test', 'x@example.org')]);
+    const small = plainMessage('alice@pass.test', 'x@example.org');
+    assert.ok(large.length >= LARGE_CHECK_BYTES && small.length < LARGE_CHECK_BYTES);
+    const authenticator = createMailAuthenticator({ dnsServers: [dns.server], mta: 'mx.test', budgetMs: 500, cpuMs: 20 });
+    const pass = { spf: 'pass', dkim: [], dmarc: 'pass', arc: 'none' };
+    /** The verdict once the thread is up (starting it from source takes longer than this budget: meanwhile temperror). */
+    const once = async (message: Buffer) => {
+      for (let i = 0; i < 100; i++) {
+        const verdict = await authenticator.check(message, client);
+        if (verdict.spf !== 'temperror') return verdict;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return undefined;
+    };
+    try {
+      assert.deepEqual(await once(large), pass);
+      assert.deepEqual(await once(small), pass);
+      assert.deepEqual(await authenticator.check(heavy, client), { spf: 'temperror', dkim: [{ domain: '', selector: '', result: 'temperror' }], dmarc: 'temperror', arc: 'temperror' });
+      // The small messages' thread was not touched; the large ones' was started anew.
+      assert.deepEqual(await authenticator.check(small, client), pass);
+      assert.deepEqual(await once(large), pass);
+    } finally {
+      await authenticator.close();
+    }
   });
 
   it('a deadline already past answers temperror at once, without asking', async () => {

@@ -1,22 +1,22 @@
-// Runs in the authentication worker thread (auth.ts): the checks of one message
-// (auth-check.ts), with this thread's DNS resolver and cache (auth-dns.ts). Several
+// Runs in an authentication worker thread (auth.ts): the checks of the messages of one
+// batch (auth-check.ts), with this thread's DNS resolver and cache (auth-dns.ts). Several
 // messages are checked at once here: most of a check is waiting for DNS.
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MailAuth } from '@temp-inbox/api';
 import { checkMessage, type AuthClient } from './auth-check.js';
 import { createAuthDns } from './auth-dns.js';
-
-/** Nice value of the checks' thread: below the server's own (0), above idle. */
-const AUTH_THREAD_NICE = 10;
+import { unknownVerdict } from './auth-verdict.js';
 
 export interface AuthWorkerData {
   /** DNS_SERVERS, or undefined for the system's. */
   dnsServers: string[] | undefined;
   mta: string;
+  /** This thread's nice value (auth.ts: 0 for small messages, LARGE_CHECK_NICE for the rest). */
+  nice: number;
 }
 
-export interface AuthTask {
+export interface AuthCheck {
   id: number;
   raw: Uint8Array;
   client: AuthClient;
@@ -24,26 +24,59 @@ export interface AuthTask {
   deadline: number;
 }
 
+/** Checks asked for together (auth.ts): run at once, each answered as soon as it is done. */
+export interface AuthBatch {
+  id: number;
+  checks: AuthCheck[];
+}
+
+/** [check id, verdict] of each check the task's answer carries. */
+export type AuthResults = [number, MailAuth][];
+
 /** Posted when a task starts running, so that the server can tell a queued task from a running one. */
 export interface AuthStartedMessage {
   authTaskStarted: number;
 }
 
-// Reading and hashing mail here must never take the CPU from the server's own thread
-// (SMTP, HTTP, storage). On Linux the nice value is per thread and this lowers only this
-// one's; elsewhere it would lower the whole process's, so it is left alone there.
-if (process.platform === 'linux') {
+/** Posted for checks done while others of their batch still wait (for DNS): their mails need not wait for the rest. */
+export interface AuthEarlyResults {
+  authResults: AuthResults;
+}
+
+const data = workerData as AuthWorkerData;
+
+// Reading and hashing a large message here must never take the CPU from the server's own
+// thread (SMTP, HTTP, storage). On Linux the nice value is per thread and this lowers only
+// this one's; elsewhere it would lower the whole process's, so it is left alone there.
+if (process.platform === 'linux' && data.nice > 0) {
   try {
-    setPriority(0, AUTH_THREAD_NICE);
+    setPriority(0, data.nice);
   } catch {
     // Not allowed: the checks run at the server's priority.
   }
 }
 
-const data = workerData as AuthWorkerData;
 const dns = createAuthDns({ servers: data.dnsServers });
 
-export default async function authTask(task: AuthTask): Promise<MailAuth> {
-  parentPort?.postMessage({ authTaskStarted: task.id } satisfies AuthStartedMessage);
-  return checkMessage(task.raw, task.client, { dns, deadline: performance.now() + (task.deadline - Date.now()), mta: data.mta });
+export default async function authTask(batch: AuthBatch): Promise<AuthResults> {
+  parentPort?.postMessage({ authTaskStarted: batch.id } satisfies AuthStartedMessage);
+  let left = batch.checks.length;
+  // Results done in one turn go together; the last of the batch goes with the task's answer.
+  let early: AuthResults = [];
+  const answer: AuthResults = [];
+  await Promise.all(
+    batch.checks.map(async (c) => {
+      // A check that waited for the thread past its budget has been answered temperror already.
+      const verdict = Date.now() >= c.deadline ? unknownVerdict('temperror') : await checkMessage(c.raw, c.client, { dns, deadline: performance.now() + (c.deadline - Date.now()), mta: data.mta }).catch(() => unknownVerdict('temperror'));
+      answer.push([c.id, verdict]);
+      if (--left === 0) return;
+      early.push([c.id, verdict]);
+      if (early.length === 1)
+        setImmediate(() => {
+          if (left > 0) parentPort?.postMessage({ authResults: early } satisfies AuthEarlyResults);
+          early = [];
+        });
+    }),
+  );
+  return answer;
 }

@@ -1,10 +1,14 @@
 // Authentication verdicts of incoming mail (SPF, DKIM, DMARC, ARC; docs/decisions.md
-// "Authentication verdicts"), computed off the event loop in a worker thread of their
+// "Authentication verdicts"), computed off the event loop in worker threads of their
 // own (auth-worker.ts), beside the parse, before the mail's 250.
 //
-// A pool of its own rather than the parser's: a check mostly waits for DNS, so one
+// Threads of their own rather than the parser's: a check mostly waits for DNS, so one
 // thread runs many at once, where a parser thread runs one parse at a time under a
-// CPU budget and would sit idle through every look-up. What is bounded, per mail:
+// CPU budget and would sit idle through every look-up. Two threads: one at the
+// server's priority for messages under LARGE_CHECK_BYTES (a transactional mail, whose
+// check costs well under a millisecond and at worst some 20 ms), one below it for the
+// rest (a hostile mail of megabytes costs up to the whole budget, and must not take
+// the CPU from the thread that serves SMTP and HTTP). What is bounded, per mail:
 // the wait for the thread (AUTH_BUDGET_MS; past it the checks are skipped), every
 // look-up together (the same budget, counted from the start of the check; a look-up
 // past it makes its result temperror), and the whole check (that budget plus the
@@ -15,15 +19,21 @@ import { Piscina } from 'piscina';
 import type { MailAuth } from '@temp-inbox/api';
 import type { AuthClient } from './auth-check.js';
 import { unknownVerdict } from './auth-verdict.js';
-import type { AuthStartedMessage, AuthTask, AuthWorkerData } from './auth-worker.js';
+import type { AuthBatch, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
 import { forWorker } from './worker-input.js';
 
 export type { AuthClient } from './auth-check.js';
 
 /** Every DNS look-up of one mail together, in milliseconds (docs/decisions.md "Authentication verdicts"). */
 export const AUTH_BUDGET_MS = 2000;
-/** Checks one thread runs at once: each mostly waits for DNS. */
-const CONCURRENT_CHECKS = 32;
+/** Checks sent to a thread as one task, at most (those asked for in one turn of the event loop). */
+const BATCH_CHECKS = 16;
+/** Tasks one thread runs at once, so at most 64 checks: each mostly waits for DNS. */
+const CONCURRENT_BATCHES = 4;
+/** From this size on a message is checked by the thread below the server's priority. */
+export const LARGE_CHECK_BYTES = 64 * 1024;
+/** Nice value of that thread (Linux; docs/decisions.md "Authentication verdicts"): below the server's 0, above idle. */
+export const LARGE_CHECK_NICE = 10;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 export interface MailAuthenticatorOptions {
@@ -35,6 +45,15 @@ export interface MailAuthenticatorOptions {
   budgetMs?: number;
   /** What reading and hashing a message may take on top of the DNS budget (default 5 s, PARSE_TIMEOUT). */
   cpuMs?: number;
+}
+
+interface Queued {
+  id: number;
+  raw: Buffer;
+  client: AuthClient;
+  /** Date.now() milliseconds by which its look-ups end. */
+  deadline: number;
+  answer: (verdict: MailAuth) => void;
 }
 
 export interface MailAuthenticator {
@@ -49,62 +68,99 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   let closed = false;
   let nextId = 0;
   const starters = new Map<number, () => void>();
+  /** Checks whose batch is in a thread, by check id: answered by an early result or by the batch's end. */
+  const answers = new Map<number, (verdict: MailAuth) => void>();
 
-  function startPool(): Piscina<AuthTask, MailAuth> {
-    const p = new Piscina<AuthTask, MailAuth>({
+  function startPool(nice: number): Piscina<AuthBatch, AuthResults> {
+    const p = new Piscina<AuthBatch, AuthResults>({
       filename: new URL(FROM_SOURCE ? './auth-worker.ts' : './auth-worker.js', import.meta.url).href,
       minThreads: 1,
       maxThreads: 1,
       execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
-      concurrentTasksPerWorker: CONCURRENT_CHECKS,
+      concurrentTasksPerWorker: CONCURRENT_BATCHES,
       // Piscina's default ('sync') blocks the thread on Atomics.wait between tasks, and with
       // it the DNS answers and timers of the checks still running there: messages instead.
       atomics: 'disabled',
-      workerData: { dnsServers: opts.dnsServers, mta: opts.mta } satisfies AuthWorkerData,
+      workerData: { dnsServers: opts.dnsServers, mta: opts.mta, nice } satisfies AuthWorkerData,
       // A 10 MB message in each of the checks at once, and the DNS cache.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
-    p.on('message', (m: Partial<AuthStartedMessage> | null) => {
+    p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults> | null) => {
       if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();
+      for (const [id, verdict] of m?.authResults ?? []) answers.get(id)?.(verdict);
     });
     // As parse.ts: a pool whose worker died while starting is started afresh.
     p.on('error', () => {
-      if (p === pool && !closed && p.threads.length === 0) {
-        pool = startPool();
-        void p.destroy();
-      }
+      if (p.threads.length === 0) restart(nice === 0 ? 0 : 1, p);
     });
     return p;
   }
-  let pool = startPool();
+  // [0]: messages under LARGE_CHECK_BYTES, at the server's priority; [1]: the rest, below it.
+  const pools = [startPool(0), startPool(LARGE_CHECK_NICE)];
+  // Checks asked for in one turn of the event loop go to their thread together, as one task:
+  // one message each way for the lot instead of one per mail, which under load cost the
+  // server's thread more than the rest of taking the mail (docs/decisions.md "Authentication verdicts").
+  const queued: Queued[][] = [[], []];
+
+  /** Ends a pool's thread (its checks still running answer temperror) and starts another. */
+  function restart(which: number, p: Piscina<AuthBatch, AuthResults>): void {
+    if (pools[which] !== p || closed) return;
+    pools[which] = startPool(which === 0 ? 0 : LARGE_CHECK_NICE);
+    void p.destroy();
+  }
+
+  async function run(which: number): Promise<void> {
+    const batch = queued[which]!.splice(0, BATCH_CHECKS);
+    if (batch.length === 0) return;
+    if (queued[which]!.length > 0) setImmediate(() => void run(which));
+    const id = nextId++;
+    const pool = pools[which]!;
+    const temperror = () => {
+      for (const q of batch) q.answer(unknownVerdict('temperror'));
+    };
+    // The budget counts from the first check's request: waiting for the thread spends it too (then
+    // the checks answer temperror, and the thread skips them when it gets to them). Once started,
+    // the look-ups end by their deadlines and the hashing takes at most cpuMs more, or the thread
+    // is ended. Not piscina's abort signal: piscina runs a task that has one alone on its thread.
+    const deadline = batch[0]!.deadline;
+    let timer = setTimeout(temperror, Math.max(0, deadline - Date.now()));
+    starters.set(id, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => restart(which, pool), Math.max(0, deadline - Date.now()) + cpuMs);
+    });
+    for (const q of batch) answers.set(q.id, q.answer);
+    let results: AuthResults = [];
+    try {
+      const inputs = await Promise.all(batch.map((q) => forWorker(q.raw)));
+      const task: AuthBatch = { id, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline })) };
+      results = await pool.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
+    } catch {
+      // The thread was ended for the budget, or died: every check not yet answered is temperror.
+    } finally {
+      starters.delete(id);
+      clearTimeout(timer);
+      for (const [checkId, verdict] of results) answers.get(checkId)?.(verdict);
+      for (const q of batch) answers.delete(q.id);
+      temperror();
+    }
+  }
 
   return {
-    async check(raw, client) {
-      if (closed) return unknownVerdict('temperror');
-      const id = nextId++;
-      const abort = new AbortController();
-      // The budget counts from here: waiting for the thread spends it too. Once started,
-      // the look-ups end by the deadline and the hashing takes at most cpuMs more, or the thread is ended.
-      const deadline = Date.now() + budgetMs;
-      let timer = setTimeout(() => abort.abort(), budgetMs);
-      starters.set(id, () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => abort.abort(), Math.max(0, deadline - Date.now()) + cpuMs);
+    check(raw, client) {
+      if (closed) return Promise.resolve(unknownVerdict('temperror'));
+      const which = raw.byteLength < LARGE_CHECK_BYTES ? 0 : 1;
+      return new Promise<MailAuth>((resolve) => {
+        // A promise answers once: a later answer (the batch's end, temperror) changes nothing.
+        queued[which]!.push({ id: nextId++, raw, client, deadline: Date.now() + budgetMs, answer: resolve });
+        if (queued[which]!.length === 1) setImmediate(() => void run(which));
       });
-      try {
-        const { bytes, transferList } = await forWorker(raw);
-        const task: AuthTask = { id, raw: bytes, client, deadline };
-        return await pool.run(task, { signal: abort.signal, transferList });
-      } catch {
-        return unknownVerdict('temperror');
-      } finally {
-        starters.delete(id);
-        clearTimeout(timer);
-      }
     },
     close() {
       closed = true;
-      return pool.destroy();
+      for (const q of queued.flat()) q.answer(unknownVerdict('temperror'));
+      queued[0] = [];
+      queued[1] = [];
+      return Promise.all(pools.map((p) => p.destroy())).then(() => undefined);
     },
   };
 }

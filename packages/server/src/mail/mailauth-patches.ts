@@ -1,4 +1,4 @@
-// Two changes to how mailauth (4.13.3, pinned) does its work, not to what it finds:
+// Three changes to how mailauth (4.13.3, pinned) does its work, not to what it finds:
 // a check of a typical signed 4 KB mail took about 1.2 ms of CPU, most of it in
 // these two places, and every mail is checked before its 250
 // (docs/decisions.md "Authentication verdicts").
@@ -14,6 +14,13 @@
 //    looks for it a byte at a time, allocating an array per byte; here with
 //    Buffer.indexOf, finding the same position (a line feed after a line feed, or
 //    after CR LF), then going on exactly as mailauth does.
+//
+// 3. Reading the header block (lib/tools.js parseHeaders). mailauth joins each
+//    continuation line to the field before it by copying the field's lines so far
+//    and removing the line from the array of all lines: quadratic in the lines of
+//    one field, so that one folded field of 200 KB took 3 s of CPU to read and one of
+//    400 KB 13 s (docs/security.md "Authentication checks (DNS)"). Here each line is
+//    appended once, giving the same fields.
 //
 // This module must be imported before mailauth itself: mailauth's DKIM and ARC
 // modules copy getPublicKey out of lib/tools.js when they load. Imported later (a
@@ -43,8 +50,37 @@ interface MessageParser {
 /** Key records kept (each a few hundred bytes of text and one key object). */
 const MAX_KEYS = 1000;
 
+interface HeaderRow {
+  key: string | null;
+  casedKey: string | undefined;
+  line: Buffer;
+}
+
+/**
+ * mailauth's parseHeaders, linear: the header block's fields, each with its continuation
+ * lines (a line starting with white space belongs to the field before it; a first line
+ * that does stays a field of its own), keyed by the lower-cased name before the colon.
+ */
+export function parseHeaders(buf: Buffer): { parsed: HeaderRow[]; original: Buffer } {
+  const rows: string[][] = [];
+  for (const line of buf.toString('binary').replace(/[\r\n]+$/, '').split(/\r?\n/)) {
+    const last = rows[rows.length - 1];
+    if (last && /^\s/.test(line)) last.push(line);
+    else rows.push([line]);
+  }
+  const parsed = rows.map((lines): HeaderRow => {
+    const row = lines.join('\r\n');
+    const name = /^[^:]+/.exec(row);
+    const casedKey = name ? name[0].trim() : undefined;
+    return { key: casedKey === undefined ? null : casedKey.toLowerCase(), casedKey, line: Buffer.from(row, 'binary') };
+  });
+  return { parsed, original: buf };
+}
+
 const require = createRequire(import.meta.url);
 const tools = require('mailauth/lib/tools.js') as { getPublicKey: GetPublicKey; parseHeaders: (b: Buffer) => unknown; patchedByTempInbox?: true };
+// Before the parser is loaded: it copies parseHeaders out of lib/tools.js when it loads.
+if (!tools.patchedByTempInbox) tools.parseHeaders = parseHeaders;
 const parser = require('mailauth/lib/dkim/message-parser.js') as { MessageParser: { prototype: MessageParser & { processChunk(chunk: Buffer): Promise<void> } } };
 
 if (!tools.patchedByTempInbox) {
@@ -64,7 +100,6 @@ if (!tools.patchedByTempInbox) {
     return { ...entry };
   };
 
-  const { parseHeaders } = tools;
   parser.MessageParser.prototype.processChunk = async function processChunk(this: MessageParser, chunk: Buffer): Promise<void> {
     if (!chunk || !chunk.length) return;
     if (this.state === 'header') {
