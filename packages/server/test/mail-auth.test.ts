@@ -9,10 +9,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { dkimSign, sealMessage } from 'mailauth';
+import { dkimSign, dkimVerify, sealMessage } from 'mailauth';
 import type { MailAuth, MailMetadata } from '@temp-inbox/api';
 import { MAX_METADATA_BYTES } from '../src/mail/parse.js';
-import { checkMessage } from '../src/mail/auth-check.js';
+import { checkMessage, headerFields } from '../src/mail/auth-check.js';
+import { unsignedView } from '../src/mail/auth-unsigned.js';
 import { createMailAuthenticator, LARGE_CHECK_BYTES, LARGE_CHECK_NICE } from '../src/mail/auth.js';
 import { parseHeaders } from '../src/mail/mailauth-patches.js';
 import { createAuthDns } from '../src/mail/auth-dns.js';
@@ -334,6 +335,39 @@ describe('authentication checks of one message', () => {
       assert.deepEqual(await once(large), pass);
     } finally {
       await authenticator.close();
+    }
+  });
+
+  it('an unsigned mail is read without the DKIM verifier, with the same result it gives', async () => {
+    const froms = [
+      ['From: Alice <alice@pass.test>'],
+      ['From: alice@pass.test, "Bob, B." <bob@other.test>'],
+      ['From: Team: alice@pass.test, bob@other.test;'],
+      ['From: =?utf-8?q?J=C3=B6rg?= <jorg@pass.test>'],
+      ['From: Folded', ' <folded@pass.test>'],
+      ['From: one@pass.test', 'Subject: two From fields', 'From: two@other.test'],
+      ['Subject: no From at all'],
+      ['FROM:   <UPPER@PASS.TEST>  '],
+      ['From'],
+      ['From:'],
+    ];
+    for (const lines of froms) {
+      for (const eol of ['\r\n', '\n']) {
+        const raw = Buffer.from([...lines, 'To: x@example.org', '', 'Body.', ''].join(eol), 'latin1');
+        const head = headerFields(raw);
+        assert.ok(head);
+        const fast = unsignedView(raw, head.end);
+        const verified = await dkimVerify(raw, { resolver: async () => [] } as never);
+        assert.ok(fast, JSON.stringify(lines));
+        assert.deepEqual(fast.headerFrom, verified.headerFrom, JSON.stringify(lines));
+        assert.deepEqual(fast.results, verified.results);
+        assert.deepEqual(fast.arc, verified.arc);
+      }
+    }
+    // A signature, or any ARC field, needs the verifier itself.
+    for (const field of ['DKIM-Signature: v=1; d=pass.test; s=sel', 'ARC-Seal: i=1; a=rsa-sha256', 'arc-authentication-results: i=1; x', 'DKIM-Signature']) {
+      const raw = Buffer.from(`${field}\r\nFrom: alice@pass.test\r\n\r\nBody.\r\n`);
+      assert.equal(unsignedView(raw, headerFields(raw)!.end), undefined, field);
     }
   });
 
