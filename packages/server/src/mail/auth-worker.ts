@@ -1,7 +1,6 @@
-// Runs in an authentication worker thread (auth.ts): the checks of the messages of one
+// Runs in the authentication worker thread (auth.ts): the checks of the messages of one
 // batch (auth-check.ts), with this thread's DNS resolver and cache (auth-dns.ts). Several
 // messages are checked at once here: most of a check is waiting for DNS.
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { MailAuth } from '@temp-inbox/api';
 import { checkMessage, type AuthClient } from './auth-check.js';
@@ -12,8 +11,6 @@ export interface AuthWorkerData {
   /** DNS_SERVERS, or undefined for the system's. */
   dnsServers: string[] | undefined;
   mta: string;
-  /** This thread's nice value (auth.ts: 0 for small messages, LARGE_CHECK_NICE for the rest). */
-  nice: number;
 }
 
 export interface AuthCheck {
@@ -44,17 +41,6 @@ export interface AuthEarlyResults {
 }
 
 const data = workerData as AuthWorkerData;
-
-// Reading and hashing a large message here must never take the CPU from the server's own
-// thread (SMTP, HTTP, storage). On Linux the nice value is per thread and this lowers only
-// this one's; elsewhere it would lower the whole process's, so it is left alone there.
-if (process.platform === 'linux' && data.nice > 0) {
-  try {
-    setPriority(0, data.nice);
-  } catch {
-    // Not allowed: the checks run at the server's priority.
-  }
-}
 
 const dns = createAuthDns({ servers: data.dnsServers });
 

@@ -2,13 +2,12 @@
 // "Authentication verdicts"), computed off the event loop in worker threads of their
 // own (auth-worker.ts), beside the parse, before the mail's 250.
 //
-// Threads of their own rather than the parser's: a check mostly waits for DNS, so one
+// A thread of its own rather than the parser's: a check mostly waits for DNS, so one
 // thread runs many at once, where a parser thread runs one parse at a time under a
-// CPU budget and would sit idle through every look-up. Two threads: one at the
-// server's priority for messages under LARGE_CHECK_BYTES (a transactional mail, whose
-// check costs well under a millisecond and at worst some 20 ms), one below it for the
-// rest (a hostile mail of megabytes costs up to the whole budget, and must not take
-// the CPU from the thread that serves SMTP and HTTP). What is bounded, per mail:
+// CPU budget and would sit idle through every look-up. One thread, at the server's
+// priority as the parser's is: a second one (for large messages, below that priority)
+// cost 38 MB of memory, mostly mailauth's modules, for no measurable gain
+// (docs/decisions.md "Authentication verdicts"). What is bounded, per mail:
 // the wait for the thread (AUTH_BUDGET_MS; past it the checks are skipped), every
 // look-up together (the same budget, counted from the start of the check; a look-up
 // past it makes its result temperror), and the whole check (that budget plus the
@@ -28,12 +27,8 @@ export type { AuthClient } from './auth-check.js';
 export const AUTH_BUDGET_MS = 2000;
 /** Checks sent to a thread as one task, at most (those asked for in one turn of the event loop). */
 const BATCH_CHECKS = 16;
-/** Tasks one thread runs at once, so at most 64 checks: each mostly waits for DNS. */
+/** Tasks the thread runs at once, so at most 64 checks: each mostly waits for DNS. */
 const CONCURRENT_BATCHES = 4;
-/** From this size on a message is checked by the thread below the server's priority. */
-export const LARGE_CHECK_BYTES = 64 * 1024;
-/** Nice value of that thread (Linux; docs/decisions.md "Authentication verdicts"): below the server's 0, above idle. */
-export const LARGE_CHECK_NICE = 10;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 export interface MailAuthenticatorOptions {
@@ -71,7 +66,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   /** Checks whose batch is in a thread, by check id: answered by an early result or by the batch's end. */
   const answers = new Map<number, (verdict: MailAuth) => void>();
 
-  function startPool(nice: number): Piscina<AuthBatch, AuthResults> {
+  function startPool(): Piscina<AuthBatch, AuthResults> {
     const p = new Piscina<AuthBatch, AuthResults>({
       filename: new URL(FROM_SOURCE ? './auth-worker.ts' : './auth-worker.js', import.meta.url).href,
       minThreads: 1,
@@ -81,7 +76,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       // Piscina's default ('sync') blocks the thread on Atomics.wait between tasks, and with
       // it the DNS answers and timers of the checks still running there: messages instead.
       atomics: 'disabled',
-      workerData: { dnsServers: opts.dnsServers, mta: opts.mta, nice } satisfies AuthWorkerData,
+      workerData: { dnsServers: opts.dnsServers, mta: opts.mta } satisfies AuthWorkerData,
       // A 10 MB message in each of the checks at once, and the DNS cache.
       resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
@@ -91,30 +86,29 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     });
     // As parse.ts: a pool whose worker died while starting is started afresh.
     p.on('error', () => {
-      if (p.threads.length === 0) restart(nice === 0 ? 0 : 1, p);
+      if (p.threads.length === 0) restart(p);
     });
     return p;
   }
-  // [0]: messages under LARGE_CHECK_BYTES, at the server's priority; [1]: the rest, below it.
-  const pools = [startPool(0), startPool(LARGE_CHECK_NICE)];
+  let pool = startPool();
   // Checks asked for in one turn of the event loop go to their thread together, as one task:
   // one message each way for the lot instead of one per mail, which under load cost the
   // server's thread more than the rest of taking the mail (docs/decisions.md "Authentication verdicts").
-  const queued: Queued[][] = [[], []];
+  let queued: Queued[] = [];
 
-  /** Ends a pool's thread (its checks still running answer temperror) and starts another. */
-  function restart(which: number, p: Piscina<AuthBatch, AuthResults>): void {
-    if (pools[which] !== p || closed) return;
-    pools[which] = startPool(which === 0 ? 0 : LARGE_CHECK_NICE);
+  /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
+  function restart(p: Piscina<AuthBatch, AuthResults>): void {
+    if (pool !== p || closed) return;
+    pool = startPool();
     void p.destroy();
   }
 
-  async function run(which: number): Promise<void> {
-    const batch = queued[which]!.splice(0, BATCH_CHECKS);
+  async function run(): Promise<void> {
+    const batch = queued.splice(0, BATCH_CHECKS);
     if (batch.length === 0) return;
-    if (queued[which]!.length > 0) setImmediate(() => void run(which));
+    if (queued.length > 0) setImmediate(() => void run());
     const id = nextId++;
-    const pool = pools[which]!;
+    const thread = pool;
     const temperror = () => {
       for (const q of batch) q.answer(unknownVerdict('temperror'));
     };
@@ -126,14 +120,14 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     let timer = setTimeout(temperror, Math.max(0, deadline - Date.now()));
     starters.set(id, () => {
       clearTimeout(timer);
-      timer = setTimeout(() => restart(which, pool), Math.max(0, deadline - Date.now()) + cpuMs);
+      timer = setTimeout(() => restart(thread), Math.max(0, deadline - Date.now()) + cpuMs);
     });
     for (const q of batch) answers.set(q.id, q.answer);
     let results: AuthResults = [];
     try {
       const inputs = await Promise.all(batch.map((q) => forWorker(q.raw)));
       const task: AuthBatch = { id, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline })) };
-      results = await pool.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
+      results = await thread.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
     } catch {
       // The thread was ended for the budget, or died: every check not yet answered is temperror.
     } finally {
@@ -148,19 +142,17 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   return {
     check(raw, client) {
       if (closed) return Promise.resolve(unknownVerdict('temperror'));
-      const which = raw.byteLength < LARGE_CHECK_BYTES ? 0 : 1;
       return new Promise<MailAuth>((resolve) => {
         // A promise answers once: a later answer (the batch's end, temperror) changes nothing.
-        queued[which]!.push({ id: nextId++, raw, client, deadline: Date.now() + budgetMs, answer: resolve });
-        if (queued[which]!.length === 1) setImmediate(() => void run(which));
+        queued.push({ id: nextId++, raw, client, deadline: Date.now() + budgetMs, answer: resolve });
+        if (queued.length === 1) setImmediate(() => void run());
       });
     },
     close() {
       closed = true;
-      for (const q of queued.flat()) q.answer(unknownVerdict('temperror'));
-      queued[0] = [];
-      queued[1] = [];
-      return Promise.all(pools.map((p) => p.destroy())).then(() => undefined);
+      for (const q of queued) q.answer(unknownVerdict('temperror'));
+      queued = [];
+      return pool.destroy();
     },
   };
 }
