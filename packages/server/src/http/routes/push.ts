@@ -6,7 +6,6 @@
 // GET /api/mails, which stays the source of truth. Both take the filters `from`, `to`
 // and `subject` (mail/filter.ts): other mail neither answers a wait nor is streamed.
 import type { FastifyPluginAsync } from 'fastify';
-import type { ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EventsQuery, MailsResponse, MAX_FILTER_CHARS, Paths, WaitQuery } from '@temp-inbox/api';
 import { unauthorized } from '../../domain/errors.js';
@@ -16,16 +15,13 @@ import type { MailSummary } from '../../storage/store.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate, credentialOf } from '../auth.js';
 import { errorResponse } from '../errors.js';
+import { openEventStream, RECONNECT_MS } from '../event-stream.js';
 import { boundedStrings, strictIntegers } from '../query.js';
 import type { StreamAdmission } from '../stream-admission.js';
 import { toItem } from './mails.js';
 
 /** Mails replayed or answered at most (the newest ones). */
 const NEWER_MAX = 100;
-/** A stream whose client reads slower than this much backlog is closed. */
-const MAX_BACKLOG_BYTES = 1024 * 1024;
-/** What EventSource waits before reconnecting (the `retry:` field). */
-const RECONNECT_MS = 2000;
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
@@ -105,58 +101,26 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdm
       const match = mailFilter(request.query);
       const release = streams.admit(request, address.id, 'stream');
 
-      reply.hijack();
-      const res: ServerResponse = reply.raw;
-      let ended = false;
-      let heartbeat: NodeJS.Timeout | undefined;
-      let unregister: (() => void) | undefined;
+      const stream = openEventStream({
+        request,
+        reply,
+        streams,
+        release,
+        heartbeatMs,
+        heartbeat: ': keep-alive\n\n',
+        stillAllowed: () => mail.authenticate(token),
+        logFields: { address: address.address },
+      });
       // Events that arrive while the replay is read are held, then sent after it.
       let held: InboxEvent[] | undefined = since === undefined ? undefined : [];
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        clearInterval(heartbeat);
-        unsubscribe();
-        unregister?.();
-        release();
-        if (!res.writableEnded) res.end();
-      };
-      const write = (chunk: string) => {
-        if (ended) return;
-        // A client that stopped reading is not allowed to grow our memory; the backlog is
-        // judged before this chunk, so one large event alone never ends a reading client.
-        const behind = res.writableLength > MAX_BACKLOG_BYTES;
-        res.write(chunk);
-        if (behind) {
-          request.log.info({ address: address.address }, 'event stream closed: the client is not reading');
-          res.destroy();
-          end();
-        }
-      };
       const deliver = (event: InboxEvent) => {
         if (event.type === 'mail' && match && !match(event.mail)) return;
-        write(frame(event));
-        if (event.type === 'address_deleted') end();
+        stream.write(frame(event));
+        if (event.type === 'address_deleted') stream.end();
       };
       // Subscribed before anything is read or announced, so no event falls in between.
-      const unsubscribe = bus.subscribe(address.id, (event) => (held ? held.push(event) : deliver(event)));
-      unregister = streams.onClose(end);
-      res.on('close', end);
-
-      // Headers set through the reply before it was taken over (CORS, when enabled).
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        // Tells nginx and similar proxies not to buffer the stream.
-        'x-accel-buffering': 'no',
-      });
-      write(`retry: ${RECONNECT_MS}\nevent: ready\ndata: ${JSON.stringify({ address: address.address })}\n\n`);
-      heartbeat = setInterval(() => {
-        write(': keep-alive\n\n');
-        mail.authenticate(token).catch(() => end());
-      }, heartbeatMs);
-      heartbeat.unref();
+      stream.onEnd(bus.subscribe(address.id, (event) => (held ? held.push(event) : deliver(event))));
+      stream.write(`retry: ${RECONNECT_MS}\nevent: ready\ndata: ${JSON.stringify({ address: address.address })}\n\n`);
 
       if (held) {
         try {
@@ -164,14 +128,14 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdm
           const sent = new Set<number>();
           for (const m of replay) {
             sent.add(m.id);
-            write(frame({ type: 'mail', mail: m }));
+            stream.write(frame({ type: 'mail', mail: m }));
           }
           const later = held;
           held = undefined;
           for (const event of later) if (!(event.type === 'mail' && sent.has(event.mail.id))) deliver(event);
         } catch (err) {
           request.log.error({ err }, 'event stream replay failed');
-          end();
+          stream.end();
         }
       }
     },

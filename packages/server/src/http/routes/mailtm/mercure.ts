@@ -6,19 +6,15 @@
 // Built on the event bus (mail/events.ts) like GET /api/events, counted against the same
 // caps (stream-admission.ts), checked again at each EVENTS_HEARTBEAT.
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
+import { openEventStream, RECONNECT_MS } from '../../event-stream.js';
 import type { InboxEvent } from '../../../mail/events.js';
 import { accountIri, messageItem, messageIri, resource, timestamp } from '../../../mailtm/shapes.js';
 import type { MailtmRouteOptions } from './options.js';
 import { stored } from './messages.js';
 import { accountOf, bearerOf } from './respond.js';
 
-/** A stream whose client reads slower than this much backlog is closed (as GET /api/events). */
-const MAX_BACKLOG_BYTES = 1024 * 1024;
-/** What EventSource waits before reconnecting. */
-const RECONNECT_MS = 2000;
 /** Topics one subscription may name. */
 const MAX_TOPICS = 10;
 
@@ -41,30 +37,17 @@ export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     if (!topics.some((t) => t === own || t.endsWith(`/mailtm${own}`))) throw new AppError('forbidden', 'Access Denied.');
     const release = streams.admit(request, address.id, 'stream');
 
-    reply.hijack();
-    const res: ServerResponse = reply.raw;
-    let ended = false;
-    let heartbeat: NodeJS.Timeout | undefined;
-    let unregister: (() => void) | undefined;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      clearInterval(heartbeat);
-      unsubscribe();
-      unregister?.();
-      release();
-      if (!res.writableEnded) res.end();
-    };
-    const write = (chunk: string) => {
-      if (ended) return;
-      const behind = res.writableLength > MAX_BACKLOG_BYTES;
-      res.write(chunk);
-      if (behind) {
-        res.destroy();
-        end();
-      }
-    };
-    const update = (body: Record<string, unknown>) => write(`id: urn:uuid:${randomUUID()}\ndata: ${JSON.stringify(body)}\n\n`);
+    const stream = openEventStream({
+      request,
+      reply,
+      streams,
+      release,
+      heartbeatMs,
+      heartbeat: ':\n\n',
+      stillAllowed: () => mail.authenticate(token!),
+      logFields: { address: address.address },
+    });
+    const update = (body: Record<string, unknown>) => stream.write(`id: urn:uuid:${randomUUID()}\ndata: ${JSON.stringify(body)}\n\n`);
     const onEvent = (event: InboxEvent) => {
       switch (event.type) {
         case 'mail':
@@ -86,29 +69,15 @@ export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
               updatedAt: timestamp(Date.now()),
             }),
           );
-          end();
+          stream.end();
           break;
         default:
           // Clearing the inbox has no mail.tm counterpart; a client's next list shows it.
           break;
       }
     };
-    const unsubscribe = bus.subscribe(address.id, onEvent);
-    unregister = streams.onClose(end);
-    res.on('close', end);
-
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    });
+    stream.onEnd(bus.subscribe(address.id, onEvent));
     // A comment first: the response (and the client's open event) goes out at once.
-    write(`:\nretry: ${RECONNECT_MS}\n\n`);
-    heartbeat = setInterval(() => {
-      write(':\n\n');
-      mail.authenticate(token!).catch(() => end());
-    }, heartbeatMs);
-    heartbeat.unref();
+    stream.write(`:\nretry: ${RECONNECT_MS}\n\n`);
   });
 };
