@@ -14,7 +14,7 @@ import './mailauth-patches.js';
 import { arc, dkimVerify, dmarc, spf, type ARCData, type DNSResolver } from 'mailauth';
 import type { AuthResult, DkimVerdict, MailAuth } from '@temp-inbox/api';
 import type { AuthDns } from './auth-dns.js';
-import { unsignedView } from './auth-unsigned.js';
+import { unsignedView, VERIFIER_FIELDS } from './auth-unsigned.js';
 import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, verdict } from './auth-verdict.js';
 
 export interface AuthClient {
@@ -167,9 +167,10 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   // twice waits for one round trip, not two. mailauth then finds them in the cache.
   const signatures = head.fields.filter((f) => f.name === 'dkim-signature').slice(0, MAX_DKIM_SIGNATURES).map((f) => signatureTags(f.text));
   if (signatures.length > 1) await Promise.all(signatures.map(({ d, s }) => (d && s ? dkimLookups.resolve(`${s}._domainkey.${d}`, 'TXT').catch(() => undefined) : undefined)));
-  // Unsigned mail (most of it) needs nothing of the verifier but its reading of From.
+  // Unsigned mail (most of it) needs nothing of the verifier but its reading of From. A
+  // signature or ARC field already seen here goes straight to the verifier, without reading the block twice.
   const dkim =
-    unsignedView(raw, head.end) ??
+    (head.fields.some((f) => VERIFIER_FIELDS.has(f.name)) ? undefined : unsignedView(raw, head.end)) ??
     (await dkimVerify(boundedMessage(raw, head.fields), { resolver: dkimLookups.resolve as DNSResolver, sender: client.sender || undefined }).catch(() => undefined));
   const spfDone = await spfCheck;
   if (!dkim) return { ...unknownVerdict('permerror'), spf: spfDone.word };

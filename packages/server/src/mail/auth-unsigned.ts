@@ -14,8 +14,8 @@ type AddressParser = (value: string) => { address?: string }[];
 const fromMailauth = createRequire(createRequire(import.meta.url).resolve('mailauth'));
 const addressparser = fromMailauth('nodemailer/lib/addressparser') as AddressParser;
 
-/** The header fields that make the verifier do more than read the From field. */
-const SIGNED = new Set(['dkim-signature', 'arc-seal', 'arc-message-signature', 'arc-authentication-results']);
+/** The header fields (lower-case names) that make the verifier do more than read the From field. */
+export const VERIFIER_FIELDS: ReadonlySet<string> = new Set(['dkim-signature', 'arc-seal', 'arc-message-signature', 'arc-authentication-results']);
 
 /** The part of the verifier's answer that auth-check.ts reads. */
 export type UnsignedView = Pick<DKIMVerifyResult, 'results' | 'arc' | 'headerFrom'>;
@@ -32,7 +32,7 @@ const NOT_SIGNED = { info: 'dkim=none (message not signed)', status: { result: '
  */
 export function unsignedView(raw: Uint8Array, end: number): UnsignedView | undefined {
   const { parsed } = parseHeaders(Buffer.from(raw.buffer, raw.byteOffset, end));
-  if (parsed.some((row) => row.key !== null && SIGNED.has(row.key))) return undefined;
+  if (parsed.some((row) => row.key !== null && VERIFIER_FIELDS.has(row.key))) return undefined;
   const headerFrom: string[] = [];
   for (const row of parsed) {
     if (row.key !== 'from') continue;

@@ -1,5 +1,5 @@
 // Authentication verdicts of incoming mail (SPF, DKIM, DMARC, ARC; docs/decisions.md
-// "Authentication verdicts"), computed off the event loop in worker threads of their
+// "Authentication verdicts"), computed off the event loop in a worker thread of their
 // own (auth-worker.ts), beside the parse, before the mail's 250.
 //
 // A thread of its own rather than the parser's: a check mostly waits for DNS, so one
