@@ -10,6 +10,8 @@
 // difference: it keeps the views it is given rather than copying them (postal-mime
 // never changes a part it handed over), so a part's bytes are copied once, when read.
 const encoder = new TextEncoder();
+/** Shared by every blob (only ever read: a blob's bytes are copied when they are read). */
+const NEWLINE = encoder.encode('\n');
 
 type BlobPart = string | ArrayBuffer | ArrayBufferView | ConcatBlob;
 
@@ -24,7 +26,9 @@ export class ConcatBlob {
     this.type = /^[\x20-\x7e]*$/.test(type) ? type.toLowerCase() : '';
     const list: Uint8Array[] = [];
     for (const part of parts) {
-      if (typeof part === 'string') list.push(encoder.encode(part));
+      // postal-mime's pass-through decoder gives a '\n' after every line: encoded once, here.
+      if (part === '\n') list.push(NEWLINE);
+      else if (typeof part === 'string') list.push(encoder.encode(part));
       else if (part instanceof ConcatBlob) list.push(...part.#parts);
       else if (part instanceof ArrayBuffer) list.push(new Uint8Array(part.slice(0)));
       else if (ArrayBuffer.isView(part)) list.push(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));

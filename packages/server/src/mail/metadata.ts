@@ -139,6 +139,8 @@ const PARSED_METADATA_BYTES = MAX_METADATA_BYTES - MAX_AUTH_JSON_BYTES;
 
 /** Drops what matters least until the metadata fits: links, then recipients, then attachment entries. */
 function fitMetadata(m: MailMetadata): MailMetadata {
+  // Nearly every message fits: one serialisation tells, instead of one per loop below.
+  if (jsonBytes(m) <= PARSED_METADATA_BYTES) return m;
   while (jsonBytes(m) > PARSED_METADATA_BYTES && m.links.length > 0) m.links = m.links.slice(0, Math.floor(m.links.length / 2));
   while (jsonBytes(m) > PARSED_METADATA_BYTES && m.to.length > 1) m.to = m.to.slice(0, Math.floor(m.to.length / 2));
   while (jsonBytes(m) > PARSED_METADATA_BYTES && m.attachments.length > 0) {
