@@ -373,6 +373,47 @@ describe('authentication checks of one message', () => {
     assert.equal(dns.queries.length - asked, 3);
   });
 
+  it('a temperror is kept as long as the failed answer it came from, and one from a mail\'s own deadline is not kept', async () => {
+    // A name server that fails for one sender's domain: the second mail meets the same
+    // cached failure, so its SPF and DMARC results are the kept ones, asked for nothing.
+    for (const name of ['down.test', '_dmarc.down.test']) dns.failing.add(name);
+    const resolver = createAuthDns({ servers: [dns.server] });
+    const downClient = { ...client, sender: 'carol@down.test' };
+    const checkDown = () => checkMessage(plainMessage('carol@down.test', 'x@example.org'), downClient, { dns: resolver, deadline: performance.now() + 2000, mta: 'mx.test' });
+    const asked = dns.queries.length;
+    assert.deepEqual(await checkDown(), { spf: 'temperror', dkim: [], dmarc: 'temperror', arc: 'none' });
+    const firstAsked = dns.queries.length - asked;
+    assert.ok(firstAsked >= 2, `the first mail asked (${firstAsked} questions)`);
+    assert.equal(resolver.recent.size, 2, 'its SPF and DMARC results are kept');
+    const keptFor = [...resolver.recent.keys()].map((k) => resolver.recent.getRemainingTTL(k));
+    assert.ok(keptFor.every((ms) => ms > 0 && ms <= 5000 + 1000), `kept no longer than the failures (${keptFor.join(', ')} ms)`);
+    assert.deepEqual(await checkDown(), { spf: 'temperror', dkim: [], dmarc: 'temperror', arc: 'none' });
+    assert.equal(dns.queries.length - asked, firstAsked, 'the second mail asked nothing');
+
+    // A look-up cut short by the mail's own deadline (a silent name server) is nobody else's
+    // failure: nothing is kept, and once the name server answers, the next mail passes.
+    dns.silent.add('late.test');
+    dns.zone.set('late.test', { TXT: ['v=spf1 ip4:127.0.0.1 -all'] });
+    const lateClient = { ...client, sender: 'dave@late.test' };
+    const late = createAuthDns({ servers: [dns.server] });
+    const lookups = late.forMail(performance.now() + 300);
+    await assert.rejects(lookups.resolve('late.test', 'TXT'), { code: 'ETIMEOUT' });
+    assert.equal(lookups.failedTemporarily, true);
+    assert.equal(lookups.failureKeptMs, undefined);
+    const first = await checkMessage(plainMessage('dave@late.test', 'x@example.org'), lateClient, { dns: late, deadline: performance.now() + 300, mta: 'mx.test' });
+    assert.equal(first.spf, 'temperror');
+    assert.equal([...late.recent.keys()].filter((k) => k.startsWith('spf')).length, 0, 'no SPF result kept');
+    dns.silent.delete('late.test');
+    // The unanswered question may still be in flight in the resolver: a fresh cache asks anew.
+    const answered = createAuthDns({ servers: [dns.server] });
+    const second = await checkMessage(plainMessage('dave@late.test', 'x@example.org'), lateClient, { dns: answered, deadline: performance.now() + 2000, mta: 'mx.test' });
+    assert.equal(second.spf, 'pass');
+    // Look-ups that met no failure have nothing to keep a temperror by.
+    const fine = answered.forMail(performance.now() + 2000);
+    await fine.resolve('pass.test', 'TXT');
+    assert.equal(fine.failureKeptMs, undefined);
+  });
+
   it('the verdict stays within its share of the 16 KiB metadata', () => {
     // Ten signatures of ordinary names are all listed.
     const ordinary = verdict({ spf: 'pass', dkim: Array.from({ length: 12 }, (_, i) => dkimEntry(`mail${i}.example-sender.com`, `selector${i}`, 'pass')), dmarc: 'pass', arc: 'none' });

@@ -13,7 +13,7 @@ import { isIP } from 'node:net';
 import './mailauth-patches.js';
 import { arc, dkimVerify, dmarc, spf, type ARCData, type DNSResolver } from 'mailauth';
 import type { AuthResult, DkimVerdict, MailAuth } from '@temp-inbox/api';
-import type { AuthDns } from './auth-dns.js';
+import type { AuthDns, MailLookups } from './auth-dns.js';
 import { unsignedView, VERIFIER_FIELDS } from './auth-unsigned.js';
 import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, verdict } from './auth-verdict.js';
 
@@ -142,8 +142,11 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   if (isIP(helo)) helo = `[${helo}]`;
   // SPF and DMARC results are kept briefly by everything they depend on but DNS (auth-dns.ts "recent").
   const { recent } = opts.dns;
-  const keep = (key: string, result: { word: AuthResult; domain: string }) => {
+  // A temperror only as long as the failed answers it came from are kept: while they are,
+  // the same check meets them again (a DNS server that is down or refuses costs one check, not one a mail).
+  const keep = (key: string, result: { word: AuthResult; domain: string }, from: MailLookups) => {
     if (result.word !== 'temperror') recent.set(key, result);
+    else if (from.failureKeptMs !== undefined) recent.set(key, result, { ttl: from.failureKeptMs });
     return result;
   };
   const spfKey = `spf\u0000${ip}\u0000${helo}\u0000${client.sender}`;
@@ -151,7 +154,7 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   const spfCheck = spfKept
     ? Promise.resolve(spfKept)
     : spf({ ip, helo, sender: client.sender, mta: opts.mta, resolver: spfLookups.resolve as DNSResolver }).then(
-        (r) => keep(spfKey, { word: authWord(r.status?.result), domain: r.domain }),
+        (r) => keep(spfKey, { word: authWord(r.status?.result), domain: r.domain }, spfLookups),
         () => ({ word: 'temperror' as const, domain: '' }),
       );
 
@@ -197,8 +200,9 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
     const dmarcKey = `dmarc\u0000${JSON.stringify([input.headerFrom, input.spfDomains, input.dkimDomains.map((x) => [x.domain, x.aligned, x.underSized])])}`;
     const kept = recent.get(dmarcKey);
     if (kept) return kept.word;
-    const r = await dmarc({ ...input, resolver: lookups().resolve as DNSResolver });
-    return keep(dmarcKey, { word: r ? authWord(r.status?.result) : 'permerror', domain: '' }).word;
+    const dmarcLookups = lookups();
+    const r = await dmarc({ ...input, resolver: dmarcLookups.resolve as DNSResolver });
+    return keep(dmarcKey, { word: r ? authWord(r.status?.result) : 'permerror', domain: '' }, dmarcLookups).word;
   })().catch(() => 'temperror' as const);
   const [arcWord, dmarcResult] = await Promise.all([arcCheck, dmarcCheck]);
   let dmarcWord: AuthResult = dmarcResult;

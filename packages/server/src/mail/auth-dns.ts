@@ -55,6 +55,8 @@ const RESOLVER_TRIES = 2;
 const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA']);
 
 type Entry = { answer: DnsAnswer; bytes: number } | { code: string; bytes: number };
+/** What a look-up still unanswered at its mail's deadline gives (never cached). */
+const TIMED_OUT: Entry = { code: 'ETIMEOUT', bytes: 0 };
 
 /** An error as node:dns gives one (mailauth reads its code), without a stack: capturing one was a tenth of a check. */
 function dnsError(code: string, name: string): Error {
@@ -77,6 +79,13 @@ export interface MailLookups {
   resolve: MailResolver;
   /** Whether some look-up of this mail failed temporarily (time-out, SERVFAIL, refused, over budget). */
   readonly failedTemporarily: boolean;
+  /**
+   * How long every temporary failure these look-ups met is still kept in the cache, so
+   * that the same look-ups would meet it again (milliseconds); undefined when none failed,
+   * or when one failed by this mail's own budget (its deadline or look-up count), which
+   * another mail would not meet.
+   */
+  readonly failureKeptMs: number | undefined;
 }
 
 /** A result of a check kept by its inputs (auth-check.ts): the word, and the domain SPF checked. */
@@ -93,7 +102,8 @@ export interface AuthDns {
    * (SPF: the client's address, HELO and MAIL FROM; DMARC: the author and the domains that
    * passed). The answers they came from are kept longer than that, so a result kept here
    * is one the same check would give again; it spares mail from one sender a fifth of a
-   * check's CPU. The checks keep no temporary error. Kept with the answers, and cleared with them.
+   * check's CPU. A temporary error is kept only as long as the failed answers it came from
+   * (MailLookups.failureKeptMs). Kept with the answers, and cleared with them.
    */
   readonly recent: LRUCache<string, RecentResult>;
   /** Answers held (for tests and metrics). */
@@ -144,6 +154,12 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
     forMail(deadline) {
       let lookups = 0;
       let failedTemporarily = false;
+      let failureKeptMs = Infinity;
+      /** A failure of this mail's own budget: not one the cache keeps for the next mail. */
+      const overBudget = (name: string): never => {
+        failureKeptMs = 0;
+        return fail('ETIMEOUT', name);
+      };
       const fail = (code: string, name: string): never => {
         if (!NEGATIVE.has(code)) failedTemporarily = true;
         throw dnsError(code, name);
@@ -156,22 +172,30 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
         const key = `${rrtype} ${name}`;
         let entry = cache.get(key);
         if (!entry) {
-          if (++lookups > maxLookups) return fail('ETIMEOUT', name);
+          if (++lookups > maxLookups) return overBudget(name);
           const left = deadline - performance.now();
-          if (left <= 0) return fail('ETIMEOUT', name);
+          if (left <= 0) return overBudget(name);
           let timer: NodeJS.Timeout | undefined;
           entry = await Promise.race([
             ask(key, name, rrtype),
-            new Promise<Entry>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout({ code: 'ETIMEOUT', bytes: 0 }), left))),
+            new Promise<Entry>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout(TIMED_OUT), left))),
           ]).finally(() => clearTimeout(timer));
+          if (entry === TIMED_OUT) return overBudget(name);
         }
-        if ('code' in entry) return fail(entry.code, name);
+        if ('code' in entry) {
+          // A failure the cache holds is met again by every mail while it is held.
+          if (!NEGATIVE.has(entry.code)) failureKeptMs = Math.min(failureKeptMs, cache.getRemainingTTL(key));
+          return fail(entry.code, name);
+        }
         return entry.answer;
       };
       return {
         resolve,
         get failedTemporarily() {
           return failedTemporarily;
+        },
+        get failureKeptMs() {
+          return failedTemporarily && failureKeptMs > 0 && Number.isFinite(failureKeptMs) ? failureKeptMs : undefined;
         },
       };
     },
