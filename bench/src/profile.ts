@@ -1,8 +1,13 @@
 // Not a bench: runs the built server under one of the bench loads with
 // --cpu-prof and prints where its CPU time went (self time by package and by
 // function). The .cpuprofile opens in Chrome DevTools (Performance tab).
+// `threads` runs the SMTP load without the profiler and prints each thread's CPU
+// per mail instead (the main thread, the parser's and the checks' workers, V8's
+// helper threads for the collector and the compiler, libuv's pool for the WAL sync).
 //
-//   node --import tsx bench/src/profile.ts smtp|list|mail [seconds] [LOG_LEVEL]
+//   node --import tsx bench/src/profile.ts smtp|list|mail|threads [seconds] [LOG_LEVEL] [NAME=value ...]
+//
+// NAME=value pairs are added to the server's environment (e.g. AUTH_CHECKS=off).
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -10,13 +15,13 @@ import { createAddress, getJson } from './lib/http.js';
 import { httpLoad } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
 import { SERVER_MAIN, SERVER_NODE_FLAGS, ROOT } from './lib/paths.js';
-import { makeTempDir, removeAllTempDirs, startChild, stopAllChildren, waitForOutput } from './lib/procs.js';
+import { cpuSecondsByThread, makeTempDir, removeAllTempDirs, startChild, stopAllChildren, waitForOutput } from './lib/procs.js';
 import { blast } from './lib/smtp-client.js';
 import { benchEnv } from './lib/temp-inbox.js';
 
-const [mode = 'smtp', secondsArg = '8', level = 'info'] = process.argv.slice(2);
-if (!['smtp', 'list', 'mail'].includes(mode)) {
-  process.stderr.write('usage: profile.ts smtp|list|mail [seconds] [LOG_LEVEL]\n');
+const [mode = 'smtp', secondsArg = '8', level = 'info', ...settings] = process.argv.slice(2);
+if (!['smtp', 'list', 'mail', 'threads'].includes(mode)) {
+  process.stderr.write('usage: profile.ts smtp|list|mail|threads [seconds] [LOG_LEVEL] [NAME=value ...]\n');
   process.exit(2);
 }
 const seconds = Number(secondsArg);
@@ -24,11 +29,12 @@ const profDir = join(tmpdir(), 'temp-inbox-profiles');
 mkdirSync(profDir, { recursive: true });
 const before = new Set(readdirSync(profDir));
 
+const byThread = mode === 'threads';
 const child = startChild({
   name: 'profiled',
   args: [SERVER_MAIN],
-  nodeFlags: [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
-  env: { ...benchEnv(), DATA_DIR: makeTempDir('data'), LOG_LEVEL: level },
+  nodeFlags: byThread ? SERVER_NODE_FLAGS : [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
+  env: { ...benchEnv(), DATA_DIR: makeTempDir('data'), LOG_LEVEL: level, ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) },
 });
 try {
   const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/);
@@ -38,6 +44,17 @@ try {
   if (mode === 'smtp') {
     const r = await blast({ port: smtpPort, connections: 10, seconds, recipient: (_i, c) => inboxes[c]!.address, message: tmpl });
     process.stdout.write(`${r.messages} messages, ${r.rate.toFixed(0)} msg/s\n`);
+  } else if (byThread) {
+    // Warmed up first, so that start-up and the first compilations are not counted.
+    await blast({ port: smtpPort, connections: 10, seconds: 2, recipient: (_i, c) => inboxes[c]!.address, message: tmpl });
+    const before = cpuSecondsByThread(child.pid);
+    const r = await blast({ port: smtpPort, connections: 10, seconds, offset: 1e6, recipient: (_i, c) => inboxes[c]!.address, message: tmpl });
+    const after = cpuSecondsByThread(child.pid);
+    const rows = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const).filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
+    const perMail = (s: number) => `${((s * 1e6) / r.messages).toFixed(0).padStart(5)} µs a mail`;
+    process.stdout.write(`${r.messages} messages, ${r.rate.toFixed(0)} msg/s\n`);
+    for (const [tid, s] of rows) process.stdout.write(`${perMail(s)}  thread ${tid}${tid === child.pid ? ' (main)' : ''}\n`);
+    process.stdout.write(`${perMail(rows.reduce((n, [, s]) => n + s, 0))}  in all\n`);
   } else {
     await blast({ port: smtpPort, connections: 1, messages: 20, recipient: () => inboxes[0]!.address, message: tmpl });
     const list = await getJson<{ results: { uuid: string }[] }>(`${httpUrl}/api/mails?limit=20&offset=0`, inboxes[0]!.jwt);
@@ -50,6 +67,7 @@ try {
   removeAllTempDirs();
 }
 
+if (byThread) process.exit(0);
 const file = readdirSync(profDir).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
 if (!file) throw new Error('no profile written');
 interface Node {

@@ -2,7 +2,7 @@
 // stopped or removed at the end, whatever happened: a bench that throws, times
 // out or is interrupted must not leave a server or a 1 GB database behind.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,6 +196,21 @@ export function cpuSecondsOf(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** CPU seconds of each thread of process `pid` (by thread id; the main thread's id is the pid). */
+export function cpuSecondsByThread(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
 }
 
 /** Runs `work` and adds the share of one core the process `pid` used meanwhile (1 = one full core). */
