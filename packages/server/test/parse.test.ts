@@ -337,6 +337,24 @@ describe('message parser', { timeout: 180_000 }, () => {
       }
     });
 
+    it('a message given to a free, running thread has its budget from then (no word from the thread needed)', async () => {
+      const one = createMessageParser({ threads: 1, timeoutMs: 300 });
+      try {
+        // Once a parse has come back the thread is known to run: the next one starts at once, unannounced.
+        assert.equal((await one.parse(crlf(['Subject: warm', '', 'x']))).degraded, false);
+        // About a second of parsing in full (not refused by any limit): cut short at 300 ms.
+        const { result: slow, ms } = await watched(() => one.parse(manyParts(40_000, ['Content-Type: application/octet-stream; name="p.bin"', '', 'x'])));
+        assert.equal(slow.degraded, true);
+        assert.equal(slow.metadata.subject, 'many parts');
+        // 300 ms of budget, then the header block in a new thread: far below the 60 s a task may wait unstarted.
+        assert.ok(ms < 5000, `${ms.toFixed(0)} ms`);
+        // The thread that replaced the ended one is announced to again until it answers, and then is not.
+        for (let i = 0; i < 3; i++) assert.equal((await one.parse(crlf([`Subject: after ${i}`, '', 'x']))).metadata.subject, `after ${i}`);
+      } finally {
+        await one.close();
+      }
+    });
+
     it('messages waiting for a thread are not charged for the wait', async () => {
       const one = createMessageParser({ threads: 1, timeoutMs: 2000 });
       try {

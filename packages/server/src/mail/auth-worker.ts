@@ -24,6 +24,8 @@ export interface AuthCheck {
 /** Checks asked for together (auth.ts): run at once, each answered as soon as it is done. */
 export interface AuthBatch {
   id: number;
+  /** The task may have waited for the thread: the server is told when it starts (auth.ts). */
+  announce: boolean;
   checks: AuthCheck[];
 }
 
@@ -45,7 +47,7 @@ const data = workerData as AuthWorkerData;
 const dns = createAuthDns({ servers: data.dnsServers });
 
 export default async function authTask(batch: AuthBatch): Promise<AuthResults> {
-  parentPort?.postMessage({ authTaskStarted: batch.id } satisfies AuthStartedMessage);
+  if (batch.announce) parentPort?.postMessage({ authTaskStarted: batch.id } satisfies AuthStartedMessage);
   let left = batch.checks.length;
   // Results done in one turn go together; the last of the batch goes with the task's answer.
   let early: AuthResults = [];

@@ -63,6 +63,10 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   let closed = false;
   let nextId = 0;
   const starters = new Map<number, () => void>();
+  /** Tasks given to the pool and not yet settled (parse.ts: one given while the thread has room starts at once, unannounced). */
+  let outstanding = 0;
+  /** Whether the current thread is known to be running (as in parse.ts): a new one loads mailauth first. */
+  let warm = false;
   /** Checks whose batch is in a thread, by check id: answered by an early result or by the batch's end. */
   const answers = new Map<number, (verdict: MailAuth) => void>();
 
@@ -99,6 +103,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
   function restart(p: Piscina<AuthBatch, AuthResults>): void {
     if (pool !== p || closed) return;
+    warm = false;
     pool = startPool();
     void p.destroy();
   }
@@ -118,19 +123,32 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     // is ended. Not piscina's abort signal: piscina runs a task that has one alone on its thread.
     const deadline = batch[0]!.deadline;
     let timer = setTimeout(temperror, Math.max(0, deadline - Date.now()));
-    starters.set(id, () => {
+    const start = () => {
       clearTimeout(timer);
       timer = setTimeout(() => restart(thread), Math.max(0, deadline - Date.now()) + cpuMs);
-    });
+    };
     for (const q of batch) answers.set(q.id, q.answer);
     let results: AuthResults = [];
+    let given = false;
     try {
       const inputs = await Promise.all(batch.map((q) => forWorker(q.raw)));
-      const task: AuthBatch = { id, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline })) };
+      // A task given while the thread has room starts at once; one that may wait is announced when it starts.
+      const announce = outstanding >= CONCURRENT_BATCHES || !warm || thread !== pool;
+      if (announce)
+        starters.set(id, () => {
+          if (thread === pool) warm = true;
+          start();
+        });
+      else start();
+      const task: AuthBatch = { id, announce, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline })) };
+      outstanding++;
+      given = true;
       results = await thread.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
+      if (thread === pool) warm = true;
     } catch {
       // The thread was ended for the budget, or died: every check not yet answered is temperror.
     } finally {
+      if (given) outstanding--;
       starters.delete(id);
       clearTimeout(timer);
       for (const [checkId, verdict] of results) answers.get(checkId)?.(verdict);

@@ -13,7 +13,8 @@ import { buildView, headersOf, readHeaderBlock } from './parsed-view.js';
 // postal-mime gathers every decoded part in a Blob; Node's is slow at that (concat-blob.ts).
 installConcatBlob();
 
-export type ParseTask = { id: number; raw: Uint8Array } & (
+/** `announce`: the task may have waited for this thread, so the server is told when it starts (parse.ts). */
+export type ParseTask = { id: number; raw: Uint8Array; announce: boolean } & (
   | { op: 'parse' | 'headers' }
   | { op: 'attachment'; index: number }
   /** Several small messages back to back in `raw`, each `sizes[i]` bytes: parsed in turn, answered together. */
@@ -127,7 +128,7 @@ async function viewTask(raw: Uint8Array, attachmentsListed: number, headersOnly:
 }
 
 export default async function parseTask(task: ParseTask) {
-  parentPort?.postMessage({ parseTaskStarted: task.id } satisfies StartedMessage);
+  if (task.announce) parentPort?.postMessage({ parseTaskStarted: task.id } satisfies StartedMessage);
   if (task.op === 'view' || task.op === 'view-headers') {
     const view = await viewTask(task.raw, task.attachmentsListed, task.op === 'view-headers');
     return Piscina.move({ [Piscina.transferableSymbol]: view.json, [Piscina.valueSymbol]: view } as unknown as ArrayBuffer) as unknown as ViewResult;

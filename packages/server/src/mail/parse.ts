@@ -126,9 +126,20 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
   const maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   let closed = false;
-  // Each task's budget starts when its worker reports it started, not while it waits for a thread.
+  // Each task's budget starts when its worker takes it up, not while it waits for a thread.
+  // A task given to the pool while a thread is free starts at once, and its budget with
+  // it; one that may have to wait is flagged, and its worker reports when it starts it (a
+  // message each way per task cost the server's thread about a twentieth of a delivery).
   let nextId = 0;
   const starters = new Map<number, () => void>();
+  /** Tasks given to the pool and not yet settled; piscina frees a thread before its task settles here. */
+  let outstanding = 0;
+  /**
+   * Whether the threads are known to be running: false at first and after a task failed or
+   * was cut short (its worker is ended and a new one loads), true once a task started or
+   * finished. A thread that is still loading would not start a task at once.
+   */
+  let warm = false;
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
@@ -167,19 +178,36 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
-    let timer = setTimeout(() => abort.abort(), maxWaitMs);
-    starters.set(id, () => {
+    let timer: NodeJS.Timeout | undefined;
+    const start = () => {
       started = true;
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(), ms);
-    });
+    };
+    const announced = () => {
+      warm = true;
+      start();
+    };
+    let given = false;
     try {
       const { bytes, transferList } = await forWorker(raw);
-      const task: ParseTask = { ...what, id, raw: bytes };
-      return (await pool.run(task, { signal: abort.signal, transferList })) as R;
+      // Decided just before piscina is given the task, which it posts to a free thread at once.
+      const announce = outstanding >= threads || !warm;
+      if (announce) {
+        timer = setTimeout(() => abort.abort(), maxWaitMs);
+        starters.set(id, announced);
+      } else start();
+      const task: ParseTask = { ...what, id, raw: bytes, announce };
+      outstanding++;
+      given = true;
+      const result = (await pool.run(task, { signal: abort.signal, transferList })) as R;
+      warm = true;
+      return result;
     } catch {
+      warm = false;
       return started || !abort.signal.aborted ? 'failed' : 'unstarted';
     } finally {
+      if (given) outstanding--;
       starters.delete(id);
       clearTimeout(timer);
     }
