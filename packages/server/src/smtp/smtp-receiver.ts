@@ -18,6 +18,7 @@ import { createOpenCounter } from '../limits/open-counter.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
+import { groupReplies } from './reply-grouping.js';
 
 export interface SmtpOptions {
   host: string;
@@ -96,6 +97,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
       }
       socket.once('close', release);
+      groupReplies(socket);
       super.connect(socket, socketOptions);
     }
   }
