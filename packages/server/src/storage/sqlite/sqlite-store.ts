@@ -211,7 +211,8 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
           .lastInsertRowid,
       );
-      if (m.searchText) q.indexMail.run(id, searchWords(m.searchText).map((w) => indexWord(m.addressId, w)).join(' '));
+      // Each word once, as PostgreSQL keeps it: search needs only whether a mail has it (fewer tokens for FTS5 to write).
+      if (m.searchText) q.indexMail.run(id, [...new Set(searchWords(m.searchText))].map((w) => indexWord(m.addressId, w)).join(' '));
       queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
