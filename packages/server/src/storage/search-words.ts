@@ -23,6 +23,11 @@ export function indexWord(addressId: number, word: string): string {
   return `z${addressId}z${word}`;
 }
 
+/** A mail's words for the index: each once (search asks only whether a mail has a word), in its address's namespace. */
+export function indexWords(addressId: number, text: string): string[] {
+  return [...new Set(searchWords(text))].map((w) => indexWord(addressId, w));
+}
+
 /** The words of a query, bounded; each matches words that start with it. */
 export function queryWords(query: string): string[] {
   return [...new Set(searchWords(query).map((w) => w.slice(0, MAX_SEARCH_WORD_CHARS)))].slice(0, MAX_SEARCH_WORDS);

@@ -9,7 +9,7 @@ import { MIGRATIONS } from './migrations.js';
 import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
-import { indexWord, queryWords, searchWords } from '../search-words.js';
+import { indexWord, indexWords, queryWords } from '../search-words.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -53,9 +53,9 @@ const MIGRATION_LOCK = 0x74696d67;
 // First key of the two-key advisory lock that orders one address's deliveries ("ti" + "ml").
 const MAIL_ORDER_LOCK = 0x74696d6c;
 
-/** A mail's search lexemes: its words once each, in its address's namespace (array_to_tsvector refuses empty ones; there are none). */
-const indexWords = (addressId: number, text: string): string[] | null => {
-  const words = [...new Set(searchWords(text))].map((w) => indexWord(addressId, w));
+/** A mail's search lexemes (array_to_tsvector refuses an empty array: none instead). */
+const lexemes = (addressId: number, text: string): string[] | null => {
+  const words = indexWords(addressId, text);
   return words.length ? words : null;
 };
 const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at, seen';
@@ -184,7 +184,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
               bodyIds.get(m.body),
               m.trace.length + m.body.raw.length,
               m.createdAt,
-              m.searchText ? indexWords(m.addressId, m.searchText) : null,
+              m.searchText ? lexemes(m.addressId, m.searchText) : null,
             ],
           );
           ids.push(Number(rows[0]!.id));

@@ -13,7 +13,7 @@ import { sqliteOperatorStore } from './sqlite-operator.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
-import { indexWord, queryWords, searchWords } from '../search-words.js';
+import { indexWord, indexWords, queryWords } from '../search-words.js';
 
 /** Messages above this size are stored in parts of this size (mails.raw holds the first). */
 export const RAW_PART_BYTES = 512 * 1024;
@@ -211,8 +211,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
           .lastInsertRowid,
       );
-      // Each word once, as PostgreSQL keeps it: search needs only whether a mail has it (fewer tokens for FTS5 to write).
-      if (m.searchText) q.indexMail.run(id, [...new Set(searchWords(m.searchText))].map((w) => indexWord(m.addressId, w)).join(' '));
+      if (m.searchText) q.indexMail.run(id, indexWords(m.addressId, m.searchText).join(' '));
       queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
