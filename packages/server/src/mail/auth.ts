@@ -19,6 +19,7 @@ import type { MailAuth } from '@temp-inbox/api';
 import type { AuthClient } from './auth-check.js';
 import { unknownVerdict } from './auth-verdict.js';
 import type { AuthBatch, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
+import { createTaskStarts } from './task-starts.js';
 import { forWorker } from './worker-input.js';
 
 export type { AuthClient } from './auth-check.js';
@@ -63,10 +64,8 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   let closed = false;
   let nextId = 0;
   const starters = new Map<number, () => void>();
-  /** Tasks given to the pool and not yet settled (parse.ts: one given while the thread has room starts at once, unannounced). */
-  let outstanding = 0;
-  /** Whether the current thread is known to be running (as in parse.ts): a new one loads mailauth first. */
-  let warm = false;
+  /** When tasks start (task-starts.ts); a new thread loads mailauth first. */
+  const starts = createTaskStarts(CONCURRENT_BATCHES);
   /** Checks whose batch is in a thread, by check id: answered by an early result or by the batch's end. */
   const answers = new Map<number, (verdict: MailAuth) => void>();
 
@@ -103,7 +102,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
   function restart(p: Piscina<AuthBatch, AuthResults>): void {
     if (pool !== p || closed) return;
-    warm = false;
+    starts.cold();
     pool = startPool();
     void p.destroy();
   }
@@ -129,26 +128,25 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     };
     for (const q of batch) answers.set(q.id, q.answer);
     let results: AuthResults = [];
-    let given = false;
+    let settled: (() => void) | undefined;
     try {
       const inputs = await Promise.all(batch.map((q) => forWorker(q.raw)));
       // A task given while the thread has room starts at once; one that may wait is announced when it starts.
-      const announce = outstanding >= CONCURRENT_BATCHES || !warm || thread !== pool;
+      const announce = starts.mayWait() || thread !== pool;
       if (announce)
         starters.set(id, () => {
-          if (thread === pool) warm = true;
+          if (thread === pool) starts.running();
           start();
         });
       else start();
       const task: AuthBatch = { id, announce, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline })) };
-      outstanding++;
-      given = true;
+      settled = starts.given();
       results = await thread.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
-      if (thread === pool) warm = true;
+      if (thread === pool) starts.running();
     } catch {
       // The thread was ended for the budget, or died: every check not yet answered is temperror.
     } finally {
-      if (given) outstanding--;
+      settled?.();
       starters.delete(id);
       clearTimeout(timer);
       for (const [checkId, verdict] of results) answers.get(checkId)?.(verdict);

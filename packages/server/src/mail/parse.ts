@@ -17,6 +17,7 @@
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
+import { createTaskStarts } from './task-starts.js';
 import { forWorker } from './worker-input.js';
 import { buildView } from './parsed-view.js';
 import type { ParseTask, StartedMessage, ViewResult, WorkerItem, WorkerResult } from './parse-worker.js';
@@ -126,20 +127,11 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PARSE_TIMEOUT_MS;
   const maxWaitMs = opts.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   let closed = false;
-  // Each task's budget starts when its worker takes it up, not while it waits for a thread.
-  // A task given to the pool while a thread is free starts at once, and its budget with
-  // it; one that may have to wait is flagged, and its worker reports when it starts it (a
-  // message each way per task cost the server's thread about a twentieth of a delivery).
+  // Each task's budget starts when its worker takes it up, not while it waits for a thread (task-starts.ts).
   let nextId = 0;
   const starters = new Map<number, () => void>();
-  /** Tasks given to the pool and not yet settled; piscina frees a thread before its task settles here. */
-  let outstanding = 0;
-  /**
-   * Whether the threads are known to be running: false at first and after a task failed or
-   * was cut short (its worker is ended and a new one loads), true once a task started or
-   * finished. A thread that is still loading would not start a task at once.
-   */
-  let warm = false;
+  // A task that failed or was cut short leaves its thread ended: the pool is cold until one answers again.
+  const starts = createTaskStarts(threads);
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
@@ -188,30 +180,28 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(), ms);
     };
-    const announced = () => {
-      warm = true;
-      start();
-    };
-    let given = false;
+    let settled: (() => void) | undefined;
     try {
       const { bytes, transferList } = await forWorker(raw);
       // Decided just before piscina is given the task, which it posts to a free thread at once.
-      const announce = outstanding >= threads || !warm;
+      const announce = starts.mayWait();
       if (announce) {
         timer = setTimeout(() => abort.abort(), maxWaitMs);
-        starters.set(id, announced);
+        starters.set(id, () => {
+          starts.running();
+          start();
+        });
       } else start();
       const task: ParseTask = { ...what, id, raw: bytes, announce };
-      outstanding++;
-      given = true;
+      settled = starts.given();
       const result = (await pool.run(task, { signal: abort.signal, transferList })) as R;
-      warm = true;
+      starts.running();
       return result;
     } catch {
-      warm = false;
+      starts.cold();
       return started || !abort.signal.aborted ? 'failed' : 'unstarted';
     } finally {
-      if (given) outstanding--;
+      settled?.();
       starters.delete(id);
       clearTimeout(timer);
     }
