@@ -15,16 +15,15 @@ export const RECONNECT_MS = 2000;
 export interface EventStreamOptions {
   request: FastifyRequest;
   reply: FastifyReply;
+  /** Admits the stream against the caps (refusing it throws, before anything is sent) and is told when it ends. */
   streams: StreamAdmission;
-  /** From StreamAdmission.admit: called once when the stream ends. */
-  release: () => void;
+  /** The address whose events it carries. */
+  address: { id: number; address: string };
   heartbeatMs: number;
   /** Written at each heartbeat (an SSE comment). */
   heartbeat: string;
   /** Also at each heartbeat: checks the stream may go on (the token, the address), and ends it if not. */
   stillAllowed: () => Promise<unknown>;
-  /** Logged when a client that stopped reading is cut off. */
-  logFields?: Record<string, unknown>;
 }
 
 export interface EventStream {
@@ -36,6 +35,7 @@ export interface EventStream {
 
 export function openEventStream(opts: EventStreamOptions): EventStream {
   const { request, reply } = opts;
+  const release = opts.streams.admit(request, opts.address.id, 'stream');
   reply.hijack();
   const res: ServerResponse = reply.raw;
   let ended = false;
@@ -46,7 +46,7 @@ export function openEventStream(opts: EventStreamOptions): EventStream {
     ended = true;
     clearInterval(heartbeat);
     for (const cleanup of cleanups) cleanup();
-    opts.release();
+    release();
     if (!res.writableEnded) res.end();
   };
   const write = (chunk: string) => {
@@ -56,7 +56,7 @@ export function openEventStream(opts: EventStreamOptions): EventStream {
     const behind = res.writableLength > MAX_BACKLOG_BYTES;
     res.write(chunk);
     if (behind) {
-      request.log.info(opts.logFields ?? {}, 'event stream closed: the client is not reading');
+      request.log.info({ address: opts.address.address }, 'event stream closed: the client is not reading');
       res.destroy();
       end();
     }

@@ -99,18 +99,8 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdm
       const address = await mail.authenticate(token);
       const since = request.query.since ?? lastEventId(request.headers['last-event-id']);
       const match = mailFilter(request.query);
-      const release = streams.admit(request, address.id, 'stream');
 
-      const stream = openEventStream({
-        request,
-        reply,
-        streams,
-        release,
-        heartbeatMs,
-        heartbeat: ': keep-alive\n\n',
-        stillAllowed: () => mail.authenticate(token),
-        logFields: { address: address.address },
-      });
+      const stream = openEventStream({ request, reply, streams, address, heartbeatMs, heartbeat: ': keep-alive\n\n', stillAllowed: () => mail.authenticate(token) });
       // Events that arrive while the replay is read are held, then sent after it.
       let held: InboxEvent[] | undefined = since === undefined ? undefined : [];
       const deliver = (event: InboxEvent) => {

@@ -35,18 +35,8 @@ export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     // Updates of one account only: its topic, as an IRI relative to the API or absolute.
     const own = accountIri(accountId);
     if (!topics.some((t) => t === own || t.endsWith(`/mailtm${own}`))) throw new AppError('forbidden', 'Access Denied.');
-    const release = streams.admit(request, address.id, 'stream');
 
-    const stream = openEventStream({
-      request,
-      reply,
-      streams,
-      release,
-      heartbeatMs,
-      heartbeat: ':\n\n',
-      stillAllowed: () => mail.authenticate(token!),
-      logFields: { address: address.address },
-    });
+    const stream = openEventStream({ request, reply, streams, address, heartbeatMs, heartbeat: ':\n\n', stillAllowed: () => mail.authenticate(token!) });
     const update = (body: Record<string, unknown>) => stream.write(`id: urn:uuid:${randomUUID()}\ndata: ${JSON.stringify(body)}\n\n`);
     const onEvent = (event: InboxEvent) => {
       switch (event.type) {
