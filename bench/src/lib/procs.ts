@@ -186,29 +186,30 @@ export function resetPeak(pid: number): boolean {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in seconds (Linux /proc; clock ticks of 1/100 s). */
-export function cpuSecondsOf(pid: number): number {
+/** CPU time (user + system) in a /proc stat file (a process's or a thread's), in seconds; NaN when it cannot be read. */
+function cpuSecondsIn(statFile: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(statFile, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After "pid (comm) ", utime and stime are fields 14 and 15, i.e. indexes 11 and 12 here.
+    // After "pid (comm) ", utime and stime are fields 14 and 15, i.e. indexes 11 and 12 here (clock ticks of 1/100 s).
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return NaN;
   }
 }
 
+/** CPU time (user + system) a process has used so far, in seconds (Linux /proc). */
+export function cpuSecondsOf(pid: number): number {
+  return cpuSecondsIn(`/proc/${pid}/stat`);
+}
+
 /** CPU seconds of each thread of process `pid` (by thread id; the main thread's id is the pid). */
 export function cpuSecondsByThread(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+    const seconds = cpuSecondsIn(`/proc/${pid}/task/${tid}/stat`);
+    // NaN: the thread ended between the listing and the read.
+    if (!Number.isNaN(seconds)) out.set(Number(tid), seconds);
   }
   return out;
 }
