@@ -196,6 +196,8 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
       await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
       await page.locator('.list .subject', { hasText: 'Focus me' }).click();
       await page.getByText('Remote content blocked.').waitFor();
+      // The mail's frame has its document (on a loaded machine the bar can come first): only then can Tab enter it.
+      await page.frameLocator('iframe.html').getByText('Code 482913').waitFor();
       await page.getByText('Open an inbox').click();
       // From the top of the page (a click on the title moves the starting point there), Tab
       // through everything once, up to the mail's frame, whose inside is the sender's.
