@@ -8,14 +8,25 @@
 // from a failed check (mailauth's ARC says fail for both), and without BIMI, which
 // is not asked for and costs look-ups. SPF runs beside DKIM (it needs nothing of
 // the message), then ARC beside DMARC.
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 // Before mailauth: how it reads keys and headers (mailauth-patches.ts).
 import './mailauth-patches.js';
-import { arc, dkimVerify, dmarc, spf, type ARCData, type DNSResolver } from 'mailauth';
+import type * as Mailauth from 'mailauth';
+import type { ARCData, DNSResolver } from 'mailauth';
 import type { AuthResult, DkimVerdict, MailAuth } from '@temp-inbox/api';
 import type { AuthDns, MailLookups } from './auth-dns.js';
 import { unsignedView, VERIFIER_FIELDS } from './auth-unsigned.js';
 import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, verdict } from './auth-verdict.js';
+
+// The four checks' own modules, not mailauth's index: it also loads BIMI and its
+// certificate and SVG validators, which are never run here and took about 12 MB of
+// this thread's heap (docs/benchmarks.md "Still open").
+const require = createRequire(import.meta.url);
+const { dkimVerify } = require('mailauth/lib/dkim/verify.js') as Pick<typeof Mailauth, 'dkimVerify'>;
+const { spf } = require('mailauth/lib/spf/index.js') as Pick<typeof Mailauth, 'spf'>;
+const { dmarc } = require('mailauth/lib/dmarc/index.js') as Pick<typeof Mailauth, 'dmarc'>;
+const { arc } = require('mailauth/lib/arc/index.js') as Pick<typeof Mailauth, 'arc'>;
 
 export interface AuthClient {
   /** The SMTP client's address (an IPv4-mapped IPv6 address is read as IPv4). */
