@@ -16,8 +16,8 @@ import type * as Mailauth from 'mailauth';
 import type { ARCData, DNSResolver } from 'mailauth';
 import type { AuthResult, DkimVerdict, MailAuth } from '@temp-inbox/api';
 import type { AuthDns, MailLookups } from './auth-dns.js';
-import { unsignedView, VERIFIER_FIELDS } from './auth-unsigned.js';
-import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, verdict } from './auth-verdict.js';
+import { unsignedView } from './auth-unsigned.js';
+import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, VERIFIER_FIELDS, verdict } from './auth-verdict.js';
 
 // The four checks' own modules, not mailauth's index: it also loads BIMI and its
 // certificate and SVG validators, which are never run here and took about 12 MB of
@@ -43,6 +43,12 @@ export interface CheckOptions {
   deadline: number;
   /** This server's name, for the comments mailauth writes (not stored). */
   mta: string;
+  /**
+   * Told, for mail the verifier need not read (no signature, no ARC set), how much longer
+   * mail from the same client with the same From fields gets this same verdict: as long as
+   * the SPF and DMARC results it was made of are kept (auth-dns.ts "recent"; auth-reuse.ts).
+   */
+  reusableFor?: (ms: number) => void;
 }
 
 /** A header block longer than this is not read (legitimate mail has a few KiB; mailauth parses the whole block, with several passes per signature). */
@@ -183,8 +189,9 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   if (signatures.length > 1) await Promise.all(signatures.map(({ d, s }) => (d && s ? dkimLookups.resolve(`${s}._domainkey.${d}`, 'TXT').catch(() => undefined) : undefined)));
   // Unsigned mail (most of it) needs nothing of the verifier but its reading of From. A
   // signature or ARC field already seen here goes straight to the verifier, without reading the block twice.
+  const plain = head.fields.some((f) => VERIFIER_FIELDS.has(f.name)) ? undefined : unsignedView(raw, head.end);
   const dkim =
-    (head.fields.some((f) => VERIFIER_FIELDS.has(f.name)) ? undefined : unsignedView(raw, head.end)) ??
+    plain ??
     (await dkimVerify(boundedMessage(raw, head.fields), { resolver: dkimLookups.resolve as DNSResolver, sender: client.sender || undefined }).catch(() => undefined));
   const spfDone = await spfCheck;
   if (!dkim) return { ...unknownVerdict('permerror'), spf: spfDone.word };
@@ -196,6 +203,7 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
     (r) => unfinished(authWord(r.status?.result), arcLookups.failedTemporarily),
     () => 'temperror' as const,
   );
+  let dmarcKey: string | undefined;
   const dmarcCheck = (async (): Promise<AuthResult> => {
     // DMARC needs exactly one author (RFC 7489 §6.6.1): none without From, permerror with several.
     if (dkim.headerFrom.length === 0) return 'none';
@@ -208,7 +216,7 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
         .map((x) => ({ id: x.id, domain: x.signingDomain, aligned: x.status.aligned, underSized: x.status.underSized })),
     };
     // Everything DMARC's answer depends on but the record, which the DNS cache keeps longer (the id is only a label).
-    const dmarcKey = `dmarc\u0000${JSON.stringify([input.headerFrom, input.spfDomains, input.dkimDomains.map((x) => [x.domain, x.aligned, x.underSized])])}`;
+    dmarcKey = `dmarc\u0000${JSON.stringify([input.headerFrom, input.spfDomains, input.dkimDomains.map((x) => [x.domain, x.aligned, x.underSized])])}`;
     const kept = recent.get(dmarcKey);
     if (kept) return kept.word;
     const dmarcLookups = lookups();
@@ -220,5 +228,13 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   // A DMARC fail while SPF or a DKIM signature could not be finished may be a pass that was not seen.
   if (dmarcWord === 'fail' && (spfDone.word === 'temperror' || dkimList.some((d) => d.result === 'temperror'))) dmarcWord = 'temperror';
 
-  return verdict({ spf: spfDone.word, dkim: dkimList, dmarc: dmarcWord, arc: arcWord });
+  const answer = verdict({ spf: spfDone.word, dkim: dkimList, dmarc: dmarcWord, arc: arcWord });
+  // Unsigned, this verdict is made of the SPF and DMARC results alone (ARC: none, no look-up):
+  // reusable as long as both are kept. One not kept (a temperror of this mail's own budget) is not.
+  if (opts.reusableFor && plain) {
+    const left = (key: string) => (recent.has(key) ? recent.getRemainingTTL(key) : 0);
+    const ms = Math.min(left(spfKey), dmarcKey === undefined ? Infinity : left(dmarcKey));
+    if (ms > 0 && Number.isFinite(ms)) opts.reusableFor(ms);
+  }
+  return answer;
 }

@@ -6,6 +6,7 @@
 // (auth-check.ts; docs/decisions.md "Authentication verdicts").
 import { createRequire } from 'node:module';
 import type { DKIMResult, DKIMVerifyResult } from 'mailauth';
+import { VERIFIER_FIELDS } from './auth-verdict.js';
 import { parseHeaders } from './mailauth-patches.js';
 
 type AddressParser = (value: string) => { address?: string }[];
@@ -13,9 +14,6 @@ type AddressParser = (value: string) => { address?: string }[];
 // The very address parser the verifier uses (nodemailer's, as mailauth requires it).
 const fromMailauth = createRequire(createRequire(import.meta.url).resolve('mailauth'));
 const addressparser = fromMailauth('nodemailer/lib/addressparser') as AddressParser;
-
-/** The header fields (lower-case names) that make the verifier do more than read the From field. */
-export const VERIFIER_FIELDS: ReadonlySet<string> = new Set(['dkim-signature', 'arc-seal', 'arc-message-signature', 'arc-authentication-results']);
 
 /** The part of the verifier's answer that auth-check.ts reads. */
 export type UnsignedView = Pick<DKIMVerifyResult, 'results' | 'arc' | 'headerFrom'>;

@@ -16,6 +16,9 @@ export const MAX_DKIM_SELECTOR_CHARS = 63;
  */
 export const MAX_AUTH_JSON_BYTES = 1024;
 
+/** The header fields (lower-case names) that make mailauth's verifier do more than read the From field. */
+export const VERIFIER_FIELDS: ReadonlySet<string> = new Set(['dkim-signature', 'arc-seal', 'arc-message-signature', 'arc-authentication-results']);
+
 const WORDS = new Set<string>(['pass', 'fail', 'softfail', 'neutral', 'none', 'temperror', 'permerror']);
 
 /**

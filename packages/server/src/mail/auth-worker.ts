@@ -19,6 +19,8 @@ export interface AuthCheck {
   client: AuthClient;
   /** Every look-up of this message ends by then (Date.now() milliseconds: the thread's own clock of performance.now() starts elsewhere). */
   deadline: number;
+  /** The server keeps this message's verdict for reuse if it can be (auth-reuse.ts): say for how long. */
+  reuse: boolean;
 }
 
 /** Checks asked for together (auth.ts): run at once, each answered as soon as it is done. */
@@ -29,8 +31,8 @@ export interface AuthBatch {
   checks: AuthCheck[];
 }
 
-/** [check id, verdict] of each check the task's answer carries. */
-export type AuthResults = [number, MailAuth][];
+/** [check id, verdict, for how many ms it may be reused (auth-reuse.ts), if at all] of each check the task's answer carries. */
+export type AuthResults = [number, MailAuth, number?][];
 
 /** Posted when a task starts running, so that the server can tell a queued task from a running one. */
 export interface AuthStartedMessage {
@@ -55,10 +57,16 @@ export default async function authTask(batch: AuthBatch): Promise<AuthResults> {
   await Promise.all(
     batch.checks.map(async (c) => {
       // A check that waited for the thread past its budget has been answered temperror already.
-      const verdict = Date.now() >= c.deadline ? unknownVerdict('temperror') : await checkMessage(c.raw, c.client, { dns, deadline: performance.now() + (c.deadline - Date.now()), mta: data.mta }).catch(() => unknownVerdict('temperror'));
-      answer.push([c.id, verdict]);
+      let reuseMs: number | undefined;
+      const reusableFor = c.reuse ? (ms: number) => (reuseMs = ms) : undefined;
+      const verdict =
+        Date.now() >= c.deadline
+          ? unknownVerdict('temperror')
+          : await checkMessage(c.raw, c.client, { dns, deadline: performance.now() + (c.deadline - Date.now()), mta: data.mta, reusableFor }).catch(() => unknownVerdict('temperror'));
+      const result: AuthResults[number] = reuseMs === undefined ? [c.id, verdict] : [c.id, verdict, reuseMs];
+      answer.push(result);
       if (--left === 0) return;
-      early.push([c.id, verdict]);
+      early.push(result);
       if (early.length === 1)
         setImmediate(() => {
           if (left > 0) parentPort?.postMessage({ authResults: early } satisfies AuthEarlyResults);

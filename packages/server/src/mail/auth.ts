@@ -17,6 +17,7 @@
 import { Piscina } from 'piscina';
 import type { MailAuth } from '@temp-inbox/api';
 import type { AuthClient } from './auth-check.js';
+import { createVerdictReuse, reuseKey } from './auth-reuse.js';
 import { unknownVerdict } from './auth-verdict.js';
 import type { AuthBatch, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
 import { createTaskStarts } from './task-starts.js';
@@ -49,6 +50,8 @@ interface Queued {
   client: AuthClient;
   /** Date.now() milliseconds by which its look-ups end. */
   deadline: number;
+  /** Its key for reuse (auth-reuse.ts), if its verdict may be reused. */
+  reuseKey: string | undefined;
   answer: (verdict: MailAuth) => void;
 }
 
@@ -56,6 +59,8 @@ export interface MailAuthenticator {
   /** The verdict of one message; never rejects (temperror when the checks could not run or finish). */
   check(raw: Buffer, client: AuthClient): Promise<MailAuth>;
   close(): Promise<void>;
+  /** Verdicts answered on the server's thread so far, without the checks' thread (auth-reuse.ts). */
+  readonly reused: number;
 }
 
 export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAuthenticator {
@@ -81,11 +86,11 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       atomics: 'disabled',
       workerData: { dnsServers: opts.dnsServers, mta: opts.mta } satisfies AuthWorkerData,
       // A 10 MB message in each of the checks at once, and the DNS cache.
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      resourceLimits: { maxOldGenerationSizeMb: 512, ...(process.env.X_AY ? { maxYoungGenerationSizeMb: Number(process.env.X_AY) } : {}) },
     });
     p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults> | null) => {
       if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();
-      for (const [id, verdict] of m?.authResults ?? []) answers.get(id)?.(verdict);
+      for (const result of m?.authResults ?? []) settle(result, p);
     });
     // As parse.ts: a pool whose worker died while starting is started afresh.
     p.on('error', () => {
@@ -98,11 +103,23 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   // one message each way for the lot instead of one per mail, which under load cost the
   // server's thread more than the rest of taking the mail (docs/decisions.md "Authentication verdicts").
   let queued: Queued[] = [];
+  // Verdicts the thread said would be the same for the same client and From fields.
+  const reuse = createVerdictReuse();
+  /** The reuse keys of the checks in `answers` that have one. */
+  const reuseKeys = new Map<number, string>();
+  /** One check's answer from `thread`; kept for reuse when the thread said it may be, and is still the pool's. */
+  function settle([id, verdict, ms]: AuthResults[number], thread: Piscina<AuthBatch, AuthResults>): void {
+    const key = reuseKeys.get(id);
+    if (ms !== undefined && key !== undefined && thread === pool && answers.has(id)) reuse.set(key, verdict, ms);
+    answers.get(id)?.(verdict);
+  }
 
   /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
   function restart(p: Piscina<AuthBatch, AuthResults>): void {
     if (pool !== p || closed) return;
     starts.cold();
+    // The new thread starts with no DNS answers: neither are verdicts made of them kept.
+    reuse.clear();
     pool = startPool();
     void p.destroy();
   }
@@ -126,7 +143,10 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       clearTimeout(timer);
       timer = setTimeout(() => restart(thread), Math.max(0, deadline - Date.now()) + cpuMs);
     };
-    for (const q of batch) answers.set(q.id, q.answer);
+    for (const q of batch) {
+      answers.set(q.id, q.answer);
+      if (q.reuseKey !== undefined) reuseKeys.set(q.id, q.reuseKey);
+    }
     let results: AuthResults = [];
     let settled: (() => void) | undefined;
     try {
@@ -139,7 +159,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
           start();
         });
       else start();
-      const task: AuthBatch = { id, announce, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline })) };
+      const task: AuthBatch = { id, announce, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline, reuse: q.reuseKey !== undefined })) };
       settled = starts.given();
       results = await thread.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
       if (thread === pool) starts.running();
@@ -149,8 +169,11 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       settled?.();
       starters.delete(id);
       clearTimeout(timer);
-      for (const [checkId, verdict] of results) answers.get(checkId)?.(verdict);
-      for (const q of batch) answers.delete(q.id);
+      for (const result of results) settle(result, thread);
+      for (const q of batch) {
+        answers.delete(q.id);
+        reuseKeys.delete(q.id);
+      }
       temperror();
     }
   }
@@ -158,9 +181,12 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   return {
     check(raw, client) {
       if (closed) return Promise.resolve(unknownVerdict('temperror'));
+      const key = reuseKey(raw, client);
+      const kept = key === undefined ? undefined : reuse.get(key);
+      if (kept) return Promise.resolve(kept);
       return new Promise<MailAuth>((resolve) => {
         // A promise answers once: a later answer (the batch's end, temperror) changes nothing.
-        queued.push({ id: nextId++, raw, client, deadline: Date.now() + budgetMs, answer: resolve });
+        queued.push({ id: nextId++, raw, client, deadline: Date.now() + budgetMs, reuseKey: key, answer: resolve });
         if (queued.length === 1) setImmediate(() => void run());
       });
     },
@@ -169,6 +195,9 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       for (const q of queued) q.answer(unknownVerdict('temperror'));
       queued = [];
       return pool.destroy();
+    },
+    get reused() {
+      return reuse.reused;
     },
   };
 }
