@@ -86,7 +86,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       atomics: 'disabled',
       workerData: { dnsServers: opts.dnsServers, mta: opts.mta } satisfies AuthWorkerData,
       // A 10 MB message in each of the checks at once, and the DNS cache.
-      resourceLimits: { maxOldGenerationSizeMb: 512, ...(process.env.X_AY ? { maxYoungGenerationSizeMb: Number(process.env.X_AY) } : {}) },
+      resourceLimits: { maxOldGenerationSizeMb: 512 },
     });
     p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults> | null) => {
       if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();
