@@ -398,7 +398,7 @@ describe('message parser', { timeout: 180_000 }, () => {
       for (const timeoutMs of [120, 80, 50]) {
         const tight = createMessageParser({ threads: 1, timeoutMs });
         try {
-          // The first message takes the thread; the rest wait and leave together.
+          // Given in one turn, they leave together (the hostile one among them).
           const first = tight.parse(small(0));
           const rest = [small(1), small(2), hostile, small(3), small(4)].map((m) => tight.parse(m));
           const [a, ...others] = await Promise.all([first, ...rest]);
