@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { dkimSign } from 'mailauth';
+import type { MailAuth } from '@temp-inbox/api';
 import { checkMessage } from '../src/mail/auth-check.js';
 import { createAuthDns } from '../src/mail/auth-dns.js';
 import { createVerdictReuse, REUSE_HEADER_BYTES, reuseKey } from '../src/mail/auth-reuse.js';
@@ -76,7 +77,7 @@ describe('the reuse key of a message', () => {
 
   it('keeps a verdict for what the thread said, less a second of clock slack, and never for a second or less', () => {
     const reuse = createVerdictReuse();
-    const verdict = { spf: 'pass', dkim: [], dmarc: 'pass', arc: 'none' } as const;
+    const verdict: MailAuth = { spf: 'pass', dkim: [], dmarc: 'pass', arc: 'none' };
     reuse.set('short', verdict, 1000);
     reuse.set('long', verdict, 30_000);
     assert.equal(reuse.get('short'), undefined);

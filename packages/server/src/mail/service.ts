@@ -123,6 +123,7 @@ export function createMailService(opts: MailServiceOptions) {
   const { store, tokens, names, parser } = opts;
   const now = opts.now ?? Date.now;
   const bus = opts.bus;
+  let deliveriesWoken = 0;
 
   async function createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }> {
     const domain = normalizeDomain(req.domain, names);
@@ -199,7 +200,12 @@ export function createMailService(opts: MailServiceOptions) {
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText: parsed.searchText, operatorWebhook };
     });
     const ids = await store.insertMails(rows);
-    opts.outbox?.queued();
+    // The dispatcher looks at the outbox only when some delivery was queued since it last did.
+    const queued = store.deliveriesQueued();
+    if (queued !== deliveriesWoken) {
+      deliveriesWoken = queued;
+      opts.outbox?.queued();
+    }
     if (bus) {
       rows.forEach((r, i) =>
         bus.publish(r.addressId, {

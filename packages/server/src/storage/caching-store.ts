@@ -112,6 +112,7 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     getWebhook: (addressId) => inner.getWebhook(addressId),
     deleteWebhook: (addressId) => inner.deleteWebhook(addressId),
     claimDeliveries: (claim) => inner.claimDeliveries(claim),
+    deliveriesQueued: () => inner.deliveriesQueued(),
     finishDelivery: (owner, deliveryId, attempt) => inner.finishDelivery(owner, deliveryId, attempt),
     nextDeliveryAt: (operator) => inner.nextDeliveryAt(operator),
     listWebhookAttempts: (addressId, limit) => inner.listWebhookAttempts(addressId, limit),

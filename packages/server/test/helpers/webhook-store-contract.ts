@@ -73,7 +73,12 @@ export const WEBHOOK_CASES: Case[] = [
       const withHook = newMail(a, T0 + 1);
       const withoutHook = newMail(b, T0 + 2);
       const operatorToo = newMail(b, T0 + 3, { operatorWebhook: true });
+      // The counter the mail service wakes the dispatcher by: one for each delivery queued, none for mail without.
+      const counted = store.deliveriesQueued();
+      await store.insertMails([newMail(b, T0)]);
+      assert.equal(store.deliveriesQueued(), counted, 'a mail without a webhook queues nothing');
       const [idA, , idOp] = await store.insertMails([withHook, withoutHook, operatorToo]);
+      assert.equal(store.deliveriesQueued(), counted + 2, "a's delivery and the operator's");
       assert.equal(await store.nextDeliveryAt(true), T0 + 1);
       assert.equal(await store.nextDeliveryAt(false), T0 + 1);
 

@@ -112,6 +112,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
 
   const q = <R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []) => db.query<R>(text, values);
   let closed = false;
+  let deliveriesQueued = 0;
 
   return {
     kind: 'postgres',
@@ -190,7 +191,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
           ids.push(Number(rows[0]!.id));
         }
         // The mails' webhook deliveries, committed with them (docs/decisions.md "Webhooks").
-        await queueWebhooks(
+        deliveriesQueued += await queueWebhooks(
           client,
           ids,
           ids.filter((_, i) => mails[i]!.operatorWebhook === true),
@@ -353,6 +354,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         return { mails, addresses, sessions };
       });
     },
+    deliveriesQueued: () => deliveriesQueued,
     // Other nodes write to the same database; there is no cheap way to know when.
     externalWriteMark() {
       return undefined;

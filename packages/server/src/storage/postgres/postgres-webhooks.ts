@@ -79,13 +79,15 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
  * Queues the deliveries of mails just inserted (inside insertMails' transaction): one per
  * mail whose address has a webhook, and one per mail in `operatorIds` for the operator's.
  */
-export async function queueWebhooks(client: Queryable, mailIds: number[], operatorIds: number[]): Promise<void> {
-  await client.query(
+/** Queues the mails' deliveries; answers how many. */
+export async function queueWebhooks(client: Queryable, mailIds: number[], operatorIds: number[]): Promise<number> {
+  const r = await client.query(
     'INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) ' +
       'SELECT w.id, m.id, m.created_at, m.created_at FROM mails m JOIN webhooks w ON w.address_id = m.address_id WHERE m.id = ANY($1::bigint[]) ' +
       'UNION ALL SELECT NULL, m.id, m.created_at, m.created_at FROM mails m WHERE m.id = ANY($2::bigint[])',
     [mailIds, operatorIds],
   );
+  return r.rowCount ?? 0;
 }
 
 // $1 owner, $2 lease until, $3 now, $4 operator, $5 limit, $6 busy webhook ids.

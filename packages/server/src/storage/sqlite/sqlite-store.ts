@@ -185,6 +185,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
 
   // Each stored mail's webhook deliveries, queued in its own transaction (docs/decisions.md "Webhooks").
   const queueWebhooks = sqliteWebhookQueue(db);
+  let deliveriesQueued = 0;
 
   const insertBody = (body: MailBody, refs: number): number => {
     const parts = Math.max(1, Math.ceil(body.raw.length / RAW_PART_BYTES));
@@ -212,7 +213,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
           .lastInsertRowid,
       );
       if (m.searchText) q.indexMail.run(id, indexWords(m.addressId, m.searchText).join(' '));
-      queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
+      deliveriesQueued += queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
   };
@@ -377,6 +378,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     async purge(cutoffs) {
       return afterSync(() => purge(cutoffs));
     },
+    deliveriesQueued: () => deliveriesQueued,
     externalWriteMark() {
       // Read once per turn of the event loop and shared by the requests handled in it:
       // each such request arrived before the turn began, so before the read.

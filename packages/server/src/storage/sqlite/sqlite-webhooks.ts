@@ -73,7 +73,8 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
 });
 
 /** Queues a stored mail's deliveries: to its address's webhook, and to the operator's when asked. Runs inside insertMails' transaction. */
-export type QueueWebhooks = (mailId: number, addressId: number, createdAt: number, operator: boolean) => void;
+/** Queues the mail's deliveries; answers how many. */
+export type QueueWebhooks = (mailId: number, addressId: number, createdAt: number, operator: boolean) => number;
 
 export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
   // The address's webhook is looked up first, and the delivery inserted only when there is
@@ -85,6 +86,7 @@ export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
     const webhookId = webhookOf.get(addressId) as number | undefined;
     if (webhookId !== undefined) insert.run(webhookId, mailId, createdAt, createdAt);
     if (operator) insert.run(null, mailId, createdAt, createdAt);
+    return (webhookId !== undefined ? 1 : 0) + (operator ? 1 : 0);
   };
 }
 
