@@ -89,7 +89,7 @@ export interface MailServiceOptions {
   /**
    * Webhook deliveries (docs/decisions.md "Webhooks"): the store queues one for each mail
    * whose address has a webhook, and for every mail with `operator` (WEBHOOK_URL), in the
-   * mail's own transaction; `queued` is called after the commit, to send them at once.
+   * mail's own transaction; `queued` is called after a commit that queued some, to send them at once.
    */
   outbox?: { operator: boolean; queued: () => void };
   now?: () => number;
