@@ -33,4 +33,4 @@ EXPOSE 8080 2525
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/health_check').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The node flags of `npm start` (package.json), without npm as a parent process.
-CMD ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "packages/server/dist/main.js"]
+CMD ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "--heap-growing-percent=50", "packages/server/dist/main.js"]

@@ -4,6 +4,7 @@
 import { ConfigError, loadConfig } from './config/index.js';
 import { startServer } from './server.js';
 import { BackupError, backupStore } from './storage/index.js';
+import { leaveYoungGenerationsToWorkers } from './workers/worker-heap.js';
 
 const USAGE = `Usage: temp-inbox-server            start the service (configured by environment variables, see README)
        temp-inbox-server backup FILE  copy the SQLite store in DATA_DIR to FILE while the service runs
@@ -42,6 +43,7 @@ if (command === 'backup') {
   }
 }
 
+leaveYoungGenerationsToWorkers();
 const server = await startServer(config).catch((err: Error) => {
   process.stderr.write(`temp-inbox: could not start: ${err.message}\n`);
   process.exit(1);

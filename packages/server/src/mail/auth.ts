@@ -85,8 +85,10 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       // it the DNS answers and timers of the checks still running there: messages instead.
       atomics: 'disabled',
       workerData: { dnsServers: opts.dnsServers, mta: opts.mta } satisfies AuthWorkerData,
-      // A 10 MB message in each of the checks at once, and the DNS cache.
-      resourceLimits: { maxOldGenerationSizeMb: 512 },
+      // Old: a 10 MB message in each of the checks at once, and the DNS cache. Young: small, as
+      // most mail's verdict is reused on the server's thread (auth-reuse.ts) and this thread
+      // allocates little (workers/worker-heap.ts).
+      resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 3 },
     });
     p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults> | null) => {
       if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();

