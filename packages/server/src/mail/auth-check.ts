@@ -13,7 +13,6 @@ import { isIP } from 'node:net';
 // Before mailauth: how it reads keys and headers (mailauth-patches.ts).
 import './mailauth-patches.js';
 import type * as Mailauth from 'mailauth';
-import type { ARCData, DNSResolver } from 'mailauth';
 import type { AuthResult, DkimVerdict, MailAuth } from '@temp-inbox/api';
 import type { AuthDns, MailLookups } from './auth-dns.js';
 import { unsignedView } from './auth-unsigned.js';
@@ -170,7 +169,7 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   const spfKept = recent.get(spfKey);
   const spfCheck = spfKept
     ? Promise.resolve(spfKept)
-    : spf({ ip, helo, sender: client.sender, mta: opts.mta, resolver: spfLookups.resolve as DNSResolver }).then(
+    : spf({ ip, helo, sender: client.sender, mta: opts.mta, resolver: spfLookups.resolve as Mailauth.DNSResolver }).then(
         (r) => keep(spfKey, { word: authWord(r.status?.result), domain: r.domain }, spfLookups),
         () => ({ word: 'temperror' as const, domain: '' }),
       );
@@ -192,14 +191,14 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
   const plain = head.fields.some((f) => VERIFIER_FIELDS.has(f.name)) ? undefined : unsignedView(raw, head.end);
   const dkim =
     plain ??
-    (await dkimVerify(boundedMessage(raw, head.fields), { resolver: dkimLookups.resolve as DNSResolver, sender: client.sender || undefined }).catch(() => undefined));
+    (await dkimVerify(boundedMessage(raw, head.fields), { resolver: dkimLookups.resolve as Mailauth.DNSResolver, sender: client.sender || undefined }).catch(() => undefined));
   const spfDone = await spfCheck;
   if (!dkim) return { ...unknownVerdict('permerror'), spf: spfDone.word };
   const dkimList = dkimVerdicts(head.fields, dkim.results);
 
   const arcLookups = lookups();
   // mailauth's ARC reads the chain dkimVerify found (false when there is none), typed as if always a list.
-  const arcCheck = arc((dkim.arc ?? { chain: false }) as ARCData, { resolver: arcLookups.resolve as DNSResolver }).then(
+  const arcCheck = arc((dkim.arc ?? { chain: false }) as Mailauth.ARCData, { resolver: arcLookups.resolve as Mailauth.DNSResolver }).then(
     (r) => unfinished(authWord(r.status?.result), arcLookups.failedTemporarily),
     () => 'temperror' as const,
   );
@@ -220,7 +219,7 @@ export async function checkMessage(raw: Uint8Array, client: AuthClient, opts: Ch
     const kept = recent.get(dmarcKey);
     if (kept) return kept.word;
     const dmarcLookups = lookups();
-    const r = await dmarc({ ...input, resolver: dmarcLookups.resolve as DNSResolver });
+    const r = await dmarc({ ...input, resolver: dmarcLookups.resolve as Mailauth.DNSResolver });
     return keep(dmarcKey, { word: r ? authWord(r.status?.result) : 'permerror', domain: '' }, dmarcLookups).word;
   })().catch(() => 'temperror' as const);
   const [arcWord, dmarcResult] = await Promise.all([arcCheck, dmarcCheck]);

@@ -72,7 +72,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   /** When tasks start (task-starts.ts); a new thread loads mailauth first. */
   const starts = createTaskStarts(CONCURRENT_BATCHES);
   /** Checks whose batch is in a thread, by check id: answered by an early result or by the batch's end. */
-  const answers = new Map<number, (verdict: MailAuth) => void>();
+  const answers = new Map<number, Pick<Queued, 'answer' | 'reuseKey'>>();
 
   function startPool(): Piscina<AuthBatch, AuthResults> {
     const p = new Piscina<AuthBatch, AuthResults>({
@@ -107,13 +107,12 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   let queued: Queued[] = [];
   // Verdicts the thread said would be the same for the same client and From fields.
   const reuse = createVerdictReuse();
-  /** The reuse keys of the checks in `answers` that have one. */
-  const reuseKeys = new Map<number, string>();
   /** One check's answer from `thread`; kept for reuse when the thread said it may be, and is still the pool's. */
   function settle([id, verdict, ms]: AuthResults[number], thread: Piscina<AuthBatch, AuthResults>): void {
-    const key = reuseKeys.get(id);
-    if (ms !== undefined && key !== undefined && thread === pool && answers.has(id)) reuse.set(key, verdict, ms);
-    answers.get(id)?.(verdict);
+    const check = answers.get(id);
+    if (!check) return;
+    if (ms !== undefined && check.reuseKey !== undefined && thread === pool) reuse.set(check.reuseKey, verdict, ms);
+    check.answer(verdict);
   }
 
   /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
@@ -145,10 +144,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       clearTimeout(timer);
       timer = setTimeout(() => restart(thread), Math.max(0, deadline - Date.now()) + cpuMs);
     };
-    for (const q of batch) {
-      answers.set(q.id, q.answer);
-      if (q.reuseKey !== undefined) reuseKeys.set(q.id, q.reuseKey);
-    }
+    for (const q of batch) answers.set(q.id, q);
     let results: AuthResults = [];
     let settled: (() => void) | undefined;
     try {
@@ -172,10 +168,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       starters.delete(id);
       clearTimeout(timer);
       for (const result of results) settle(result, thread);
-      for (const q of batch) {
-        answers.delete(q.id);
-        reuseKeys.delete(q.id);
-      }
+      for (const q of batch) answers.delete(q.id);
       temperror();
     }
   }

@@ -78,8 +78,8 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 /**
  * Queues the deliveries of mails just inserted (inside insertMails' transaction): one per
  * mail whose address has a webhook, and one per mail in `operatorIds` for the operator's.
+ * Answers how many it queued.
  */
-/** Queues the mails' deliveries; answers how many. */
 export async function queueWebhooks(client: Queryable, mailIds: number[], operatorIds: number[]): Promise<number> {
   const r = await client.query(
     'INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) ' +

@@ -72,8 +72,7 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   mail: { id: r.mail_id, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: r.mail_created_at }
 });
 
-/** Queues a stored mail's deliveries: to its address's webhook, and to the operator's when asked. Runs inside insertMails' transaction. */
-/** Queues the mail's deliveries; answers how many. */
+/** Queues a stored mail's deliveries: to its address's webhook, and to the operator's when asked; answers how many. Runs inside insertMails' transaction. */
 export type QueueWebhooks = (mailId: number, addressId: number, createdAt: number, operator: boolean) => number;
 
 export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
