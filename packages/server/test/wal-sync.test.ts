@@ -82,10 +82,11 @@ function deliveryWindows(lines: string[]): string[][] {
 /**
  * The WAL syncs that completed in `window`: written on one line, or, when another thread's
  * system call came in between, split by strace into `fdatasync(fd<…-wal> <unfinished ...>`
- * and, on the same thread, `<... fdatasync resumed>) = 0` (each line starts with the thread id).
+ * and, on the same thread, `<... fdatasync resumed>)          = 0` (strace pads a short line's
+ * result to its column; each line starts with the thread id).
  */
 function walSyncs(window: string[]): string[] {
-  const whole = /^\d+ +fdatasync\(\d+<[^>]*temp-inbox\.sqlite-wal>\) = 0/;
+  const whole = /^\d+ +fdatasync\(\d+<[^>]*temp-inbox\.sqlite-wal>\) += 0\b/;
   const begun = /^(\d+) +fdatasync\(\d+<[^>]*temp-inbox\.sqlite-wal> <unfinished \.\.\.>/;
   const pending = new Set<string>();
   const done: string[] = [];
@@ -93,7 +94,7 @@ function walSyncs(window: string[]): string[] {
     if (whole.test(line)) done.push(line);
     const start = begun.exec(line);
     if (start) pending.add(start[1]!);
-    const resumed = /^(\d+) +<\.\.\. fdatasync resumed>.*\) = 0/.exec(line);
+    const resumed = /^(\d+) +<\.\.\. fdatasync resumed>\) += 0\b/.exec(line);
     if (resumed && pending.delete(resumed[1]!)) done.push(line);
   }
   return done;
@@ -106,7 +107,7 @@ describe('SQLITE_SYNCHRONOUS, seen in the system calls', { skip: straceMissing, 
     assert.equal(windows.length, MAILS, 'every delivery found in the trace');
     windows.forEach((w, i) => {
       const syncs = walSyncs(w);
-      assert.ok(syncs.length >= 1, `message ${i}: no WAL sync before its 250`);
+      assert.ok(syncs.length >= 1, `message ${i}: no WAL sync before its 250; the trace between its 354 and 250:\n${w.join('\n')}`);
       for (const s of syncs) assert.notEqual(Number(s.split(' ')[0]), mainPid, `message ${i}: synced on the event loop's thread: ${s}`);
     });
   });
