@@ -209,4 +209,36 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('the worker starts each new WAL itself after a checkpoint that emptied it, and an idle server does nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-walrestart-'));
+    const file = join(dir, 'x.sqlite');
+    const store = openSqliteStore(file);
+    const reader = new Database(file, { readonly: true });
+    const restarts = () => (reader.prepare('SELECT count FROM wal_restarts').pluck().get() as number | undefined) ?? 0;
+    const until = async (ok: () => boolean, what: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      assert.ok(ok(), what);
+    };
+    try {
+      await store.createAddress('a@example.com', Date.now());
+      await until(() => restarts() >= 1, 'the worker started the WAL after its first checkpoint');
+      // Its first round may have come before the address's commit: let the next one pass.
+      await new Promise((r) => setTimeout(r, 600));
+      const first = restarts();
+      // Idle: nothing else commits, so no checkpoint and no restart (the restart's own
+      // commit does not count as new work). Four rounds of the worker's timer.
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal(restarts(), first, 'an idle server makes no restart');
+      // A commit from the serving connection: checkpointed, then the WAL started again.
+      await store.createAddress('b@example.com', Date.now());
+      await until(() => restarts() === first + 1, `one restart after one commit (${restarts()} after ${first})`);
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(restarts(), first + 1, 'and only one');
+    } finally {
+      reader.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

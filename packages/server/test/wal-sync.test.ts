@@ -3,7 +3,10 @@
 // and the trace must show, for FULL, the WAL file synced between each message's
 // 354 and its 250 (the mail is on disk before it is acknowledged), and for
 // NORMAL, no such sync on the delivery path. The sync runs off the event loop
-// (storage/sqlite/wal-sync.ts), so the trace also shows it on another thread.
+// (storage/sqlite/wal-sync.ts), so the trace also shows it on another thread. The
+// messages come far enough apart for the checkpointing thread to empty the WAL
+// between them, as on a quiet server: the sync of the new WAL's header must not be
+// on the event loop's thread either (storage/sqlite/checkpoint-worker.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -18,6 +21,8 @@ if (straceMissing && process.env.REQUIRE_SERVICES === '1') throw new Error(`wal-
 if (straceMissing) process.stderr.write(`\n!!!!! SKIPPED: wal-sync suite — ${straceMissing} !!!!!\n\n`);
 
 const MAILS = 6;
+/** Longer than the checkpointing thread's 250 ms round, so the WAL is emptied between messages. */
+const PAUSE_MS = 400;
 
 interface Traced {
   /** Trace lines: "<tid> <syscall>(...)". */
@@ -37,6 +42,7 @@ async function traceDeliveries(synchronous: 'FULL' | 'NORMAL'): Promise<Traced> 
   try {
     assert.equal((await createAddress({ httpUrl }, { name: 'durable' })).address, `durable@${DOMAIN}`);
     for (let i = 0; i < MAILS; i++) {
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
       const r = await sendMail(smtpPort, { to: [`durable@${DOMAIN}`], message: message({ Subject: `durable ${i}` }, `body ${i}`) });
       assert.equal(r.code, 250, r.text);
     }
@@ -100,6 +106,22 @@ function walSyncs(window: string[]): string[] {
   return done;
 }
 
+/** Syncs of the WAL (whole or begun) made by the event loop's thread. */
+function mainThreadWalSyncs(window: string[], mainPid: number): string[] {
+  const sync = /^(\d+) +f(?:data)?sync\(\d+<[^>]*temp-inbox\.sqlite-wal>/;
+  return window.filter((line) => Number(sync.exec(line)?.[1]) === mainPid);
+}
+
+/**
+ * At most one delivery may have the event loop sync the WAL's header: when its commit
+ * falls between the checkpointing thread's checkpoint and that thread's restart of the
+ * WAL (microseconds), it starts the WAL itself, as SQLite would.
+ */
+function assertHeaderSyncsOffTheLoop(windows: string[][], mainPid: number): void {
+  const onLoop = windows.map((w) => mainThreadWalSyncs(w, mainPid)).filter((s) => s.length > 0);
+  assert.ok(onLoop.length <= 1, `${onLoop.length} of ${windows.length} deliveries synced the WAL on the event loop's thread:\n${onLoop.flat().join('\n')}`);
+}
+
 describe('SQLITE_SYNCHRONOUS, seen in the system calls', { skip: straceMissing, timeout: 120_000 }, () => {
   it('FULL: the WAL is synced, off the event loop, between every message and its 250', async () => {
     const { lines, mainPid } = await traceDeliveries('FULL');
@@ -110,15 +132,17 @@ describe('SQLITE_SYNCHRONOUS, seen in the system calls', { skip: straceMissing, 
       assert.ok(syncs.length >= 1, `message ${i}: no WAL sync before its 250; the trace between its 354 and 250:\n${w.join('\n')}`);
       for (const s of syncs) assert.notEqual(Number(s.split(' ')[0]), mainPid, `message ${i}: synced on the event loop's thread: ${s}`);
     });
+    assertHeaderSyncsOffTheLoop(windows, mainPid);
   });
 
   it('NORMAL: no WAL sync on the delivery path', async () => {
-    const { lines } = await traceDeliveries('NORMAL');
+    const { lines, mainPid } = await traceDeliveries('NORMAL');
     const windows = deliveryWindows(lines);
     assert.equal(windows.length, MAILS, 'every delivery found in the trace');
     // The checkpointing thread syncs the WAL before it checkpoints (every 250 ms at most):
     // one delivery may happen to span one. A sync per delivery is what FULL would do.
     const withSync = windows.filter((w) => walSyncs(w).length > 0).length;
     assert.ok(withSync <= 1, `${withSync} of ${MAILS} deliveries had a WAL sync before their 250`);
+    assertHeaderSyncsOffTheLoop(windows, mainPid);
   });
 });

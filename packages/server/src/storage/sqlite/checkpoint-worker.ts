@@ -1,5 +1,14 @@
 // The checkpointing thread of checkpointer.ts: its own connection to the database,
 // a PASSIVE checkpoint on a timer (it never blocks a writer), and a last one on close.
+//
+// It also starts each new WAL itself. Once a checkpoint has moved every frame into
+// the database file, the next commit starts the WAL again from its beginning, and
+// SQLite syncs the new WAL header inside that commit (with synchronous NORMAL as with
+// FULL; https://sqlite.org/src/info/ff5be73dee). Left to the serving connection, that
+// sync ran on the event loop for every mail of a quiet server (each one came after a
+// checkpoint). So after such a checkpoint this thread makes that first commit, a one-row
+// write to `wal_restarts`, and the serving connection's next commit only appends.
+// docs/decisions.md "Durability".
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -7,12 +16,49 @@ const { file, intervalMs } = workerData as { file: string; intervalMs: number };
 const db = new Database(file);
 db.pragma('busy_timeout = 5000');
 db.pragma('wal_autocheckpoint = 0');
+// A checkpoint syncs the WAL before it copies it and the database file after, under
+// NORMAL as under FULL; NORMAL spares the restart's own commit a second sync.
+db.pragma('synchronous = NORMAL');
 // Prepared once: db.pragma() would prepare a statement per call, and this thread
 // allocates so little that V8 would hardly ever collect them (native memory grows).
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-const checkpoint = () => {
+// Changes when another connection commits, not when this one does (sqlite.org/pragma.html#pragma_data_version).
+const dataVersion = db.prepare('PRAGMA data_version').pluck();
+const begin = db.prepare('BEGIN IMMEDIATE');
+const commit = db.prepare('COMMIT');
+const rollback = db.prepare('ROLLBACK');
+const restart = db.prepare('INSERT INTO wal_restarts (id, count) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET count = count + 1');
+// From here on nothing waits for a lock: a PASSIVE checkpoint never does, and the
+// restart's commit gives way to a writer that holds the lock.
+db.pragma('busy_timeout = 0');
+
+/** data_version right after this thread started the WAL; while it holds, nobody else has written since. */
+let restartedAt: number | undefined;
+
+/** The first commit of a new WAL, unless a writer is busy (it then starts the WAL itself, as SQLite would). */
+const startWal = () => {
   try {
-    passive.all();
+    begin.run();
+  } catch {
+    return;
+  }
+  try {
+    restart.run();
+    commit.run();
+    restartedAt = dataVersion.get() as number;
+  } catch {
+    if (db.inTransaction) rollback.run();
+  }
+};
+
+const checkpoint = (closing = false) => {
+  try {
+    // The WAL holds only this thread's restart: nothing to copy, and copying it would
+    // leave the serving connection a WAL to start again.
+    if (!closing && restartedAt !== undefined && dataVersion.get() === restartedAt) return;
+    restartedAt = undefined;
+    const [result] = passive.all() as { busy: number; log: number; checkpointed: number }[];
+    if (!closing && result && result.log === result.checkpointed) startWal();
   } catch {
     // SQLITE_BUSY and the like: the next round tries again.
   }
@@ -21,7 +67,7 @@ const timer = setInterval(checkpoint, intervalMs);
 parentPort!.on('message', (message) => {
   if (message !== 'close') return;
   clearInterval(timer);
-  checkpoint();
+  checkpoint(true);
   db.close();
   parentPort!.close();
 });
