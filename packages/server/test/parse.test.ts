@@ -355,6 +355,24 @@ describe('message parser', { timeout: 180_000 }, () => {
       }
     });
 
+    it('ordinary mail waits for at most one large parse, however many are queued (small and large messages take turns)', async () => {
+      const one = createMessageParser({ threads: 1 });
+      try {
+        const order: string[] = [];
+        const track = (name: string, p: Promise<unknown>) => p.then(() => order.push(name));
+        const slow = () => manyParts(40_000, ['Content-Type: application/octet-stream; name="p.bin"', '', 'x']);
+        await Promise.all([
+          track('large 1', one.parse(slow())),
+          track('large 2', one.parse(slow())),
+          track('large 3', one.parse(slow())),
+          track('ordinary', one.parse(multipart([attachmentPart('a.bin', Buffer.from('kept'))], 'queued'))),
+        ]);
+        assert.deepEqual(order, ['large 1', 'ordinary', 'large 2', 'large 3']);
+      } finally {
+        await one.close();
+      }
+    });
+
     it('messages waiting for a thread are not charged for the wait', async () => {
       const one = createMessageParser({ threads: 1, timeoutMs: 2000 });
       try {

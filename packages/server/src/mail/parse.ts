@@ -17,6 +17,7 @@
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
+import { createParseLanes, type Lane } from './parse-lanes.js';
 import { createTaskStarts } from './task-starts.js';
 import { forWorker } from './worker-input.js';
 import { buildView } from './parsed-view.js';
@@ -113,6 +114,12 @@ const BATCH_MESSAGE_BYTES = 64 * 1024;
 const BATCH_MESSAGES = 32;
 const BATCH_BYTES = 512 * 1024;
 
+/** Batches, header blocks and messages that may share a task go in the small lane; the rest wait in the large one. */
+function laneOf(what: { op: string }, raw: Buffer): Lane {
+  if (what.op === 'batch' || what.op === 'headers' || what.op === 'view-headers') return 'small';
+  return raw.length <= BATCH_MESSAGE_BYTES ? 'small' : 'large';
+}
+
 function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
   return {
     metadata: it.metadata,
@@ -139,6 +146,8 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   const starters = new Map<number, () => void>();
   // A task that failed or was cut short leaves its thread ended: the pool is cold until one answers again.
   const starts = createTaskStarts(threads);
+  // Small messages and large ones wait in lanes of their own and take turns (parse-lanes.ts).
+  const lanes = createParseLanes(threads);
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
@@ -181,19 +190,25 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
-    let timer: NodeJS.Timeout | undefined;
+    // The wait for a thread, in its lane and then (if the thread is cold) for it to start, is bounded by maxWaitMs.
+    let timer: NodeJS.Timeout | undefined = setTimeout(() => abort.abort(), maxWaitMs);
     const start = () => {
       started = true;
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(), ms);
     };
+    const leave = await lanes.enter(laneOf(what, raw), abort.signal);
+    if (!leave || closed) {
+      leave?.();
+      clearTimeout(timer);
+      return 'unstarted';
+    }
     let settled: (() => void) | undefined;
     try {
       const { bytes, transferList } = await forWorker(raw);
       // Decided just before piscina is given the task, which it posts to a free thread at once.
       const announce = starts.mayWait();
       if (announce) {
-        timer = setTimeout(() => abort.abort(), maxWaitMs);
         starters.set(id, () => {
           starts.running();
           start();
@@ -209,6 +224,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       return started || !abort.signal.aborted ? 'failed' : 'unstarted';
     } finally {
       settled?.();
+      leave();
       starters.delete(id);
       clearTimeout(timer);
     }
@@ -296,6 +312,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     // Running parses are cut short too: close must not wait out a hostile message's budget.
     close: () => {
       closed = true;
+      lanes.close();
       return pool.destroy();
     },
   };

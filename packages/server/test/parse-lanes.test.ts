@@ -1,0 +1,91 @@
+// Who goes next to the parser's threads (mail/parse-lanes.ts): small and large
+// messages wait in lanes of their own and take turns, so small mail waits for at most
+// one large parse, and large mail is never starved by a stream of small mail.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createParseLanes, type Lane } from '../src/mail/parse-lanes.js';
+
+describe('parser lanes', () => {
+  it('with one thread, a small task waiting behind large ones goes right after the running one', async () => {
+    const lanes = createParseLanes(1);
+    const order: string[] = [];
+    const never = new AbortController().signal;
+    const running = (await lanes.enter('large', never))!;
+    const tasks = (
+      [
+        ['L2', 'large'],
+        ['L3', 'large'],
+        ['S1', 'small'],
+        ['S2', 'small'],
+      ] as [string, Lane][]
+    ).map(async ([name, lane]) => {
+      const leave = (await lanes.enter(lane, never))!;
+      order.push(name);
+      // Each task ends in a later turn, as a parse does.
+      await new Promise((r) => setImmediate(r));
+      leave();
+    });
+    assert.deepEqual(lanes.waiting(), { small: 2, large: 2 });
+    running();
+    await Promise.all(tasks);
+    assert.deepEqual(order, ['S1', 'L2', 'S2', 'L3']);
+  });
+
+  it('large tasks still go every other time however much small work keeps arriving', async () => {
+    const lanes = createParseLanes(1);
+    const order: Lane[] = [];
+    const never = new AbortController().signal;
+    const first = (await lanes.enter('small', never))!;
+    const enter = (lane: Lane) =>
+      lanes.enter(lane, never).then(async (leave) => {
+        order.push(lane);
+        // A small task brings another small one with it, as a steady stream of mail would.
+        if (lane === 'small' && order.length < 20) void enter('small');
+        await new Promise((r) => setImmediate(r));
+        leave!();
+      });
+    const large = [enter('large'), enter('large'), enter('large')];
+    void enter('small');
+    first();
+    await Promise.all(large);
+    assert.deepEqual(order.slice(0, 6), ['large', 'small', 'large', 'small', 'large', 'small']);
+  });
+
+  it('takes as many tasks at once as it has threads, and no more', async () => {
+    const lanes = createParseLanes(2);
+    const never = new AbortController().signal;
+    const a = (await lanes.enter('large', never))!;
+    const b = (await lanes.enter('small', never))!;
+    let third = false;
+    const c = lanes.enter('small', never).then((leave) => {
+      third = true;
+      return leave!;
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(third, false, 'both threads busy');
+    a();
+    a(); // a second call gives nothing back twice
+    (await c)();
+    assert.equal(third, true);
+    b();
+    const d = await lanes.enter('large', never);
+    const e = await lanes.enter('large', never);
+    assert.ok(d && e, 'two free threads again');
+  });
+
+  it('a task whose wait is aborted leaves its lane without a thread; close answers every waiting task', async () => {
+    const lanes = createParseLanes(1);
+    const never = new AbortController().signal;
+    const held = (await lanes.enter('large', never))!;
+    const abort = new AbortController();
+    const gaveUp = lanes.enter('small', abort.signal);
+    const waiting = lanes.enter('large', never);
+    abort.abort();
+    assert.equal(await gaveUp, undefined);
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 1 });
+    lanes.close();
+    assert.equal(await waiting, undefined);
+    assert.equal(await lanes.enter('small', never), undefined, 'nothing is given after close');
+    held();
+  });
+});
