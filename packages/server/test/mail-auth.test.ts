@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { dkimSign, dkimVerify, sealMessage } from 'mailauth';
 import type { MailAuth, MailMetadata } from '@temp-inbox/api';
 import { MAX_METADATA_BYTES } from '../src/mail/parse.js';
-import { checkMessage, headerFields } from '../src/mail/auth-check.js';
+import { checkMessage, headerFields, MAX_AUTH_HEADER_FIELDS } from '../src/mail/auth-check.js';
 import { unsignedView } from '../src/mail/auth-unsigned.js';
 import { createMailAuthenticator } from '../src/mail/auth.js';
 import { parseHeaders } from '../src/mail/mailauth-patches.js';
@@ -218,8 +218,22 @@ describe('authentication checks of one message', () => {
   });
 
   it('a header block past 1 MiB is not read: DKIM, DMARC and ARC permerror, SPF still checked', async () => {
-    const huge = Buffer.concat([Buffer.from(`X-Pad: ${'a'.repeat(900)}\r\n`.repeat(1200)), plainMessage('alice@pass.test', 'x@example.org')]);
+    // 120 fields (well under the field limit) of 9,000 bytes.
+    const huge = Buffer.concat([Buffer.from(`X-Pad: ${'a'.repeat(9000)}\r\n`.repeat(120)), plainMessage('alice@pass.test', 'x@example.org')]);
+    assert.ok(huge.indexOf('\r\n\r\n') > 1024 * 1024);
     assert.deepEqual(await check(huge), { spf: 'pass', dkim: [{ domain: '', selector: '', result: 'permerror' }], dmarc: 'permerror', arc: 'permerror' });
+  });
+
+  it(`a header block of ${MAX_AUTH_HEADER_FIELDS} fields is read; one of ${MAX_AUTH_HEADER_FIELDS + 1} is not: DKIM, DMARC and ARC permerror, SPF still checked`, async () => {
+    const plain = plainMessage('alice@pass.test', 'x@example.org');
+    const own = headerFields(plain)!.fields.length;
+    const padded = (fields: number) => Buffer.concat([Buffer.from(Array.from({ length: fields - own }, (_, i) => `X-Pad-${i}: v\r\n`).join('')), plain]);
+    assert.equal(headerFields(padded(MAX_AUTH_HEADER_FIELDS))!.fields.length, MAX_AUTH_HEADER_FIELDS);
+    assert.equal(headerFields(padded(MAX_AUTH_HEADER_FIELDS + 1)), undefined);
+    const read = await check(padded(MAX_AUTH_HEADER_FIELDS));
+    assert.equal(read.dmarc, 'pass', 'the From field, after 993 others, was read');
+    assert.deepEqual(read, await check(plain));
+    assert.deepEqual(await check(padded(MAX_AUTH_HEADER_FIELDS + 1)), { spf: 'pass', dkim: [{ domain: '', selector: '', result: 'permerror' }], dmarc: 'permerror', arc: 'permerror' });
   });
 
   it('reads the header block as mailauth does, in one pass: the same fields for folded, empty and odd blocks', () => {

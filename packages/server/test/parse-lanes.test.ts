@@ -89,3 +89,38 @@ describe('parser lanes', () => {
     held();
   });
 });
+
+describe('parser lanes with a spare thread', () => {
+  it('a small task takes the spare while a large one runs; a large task never does', async () => {
+    const lanes = createParseLanes(1, 1);
+    const never = new AbortController().signal;
+    const large = (await lanes.enter('large', never))!;
+    let secondLarge = false;
+    const waitingLarge = lanes.enter('large', never).then((leave) => ((secondLarge = true), leave!));
+    const small = await lanes.enter('small', never);
+    assert.ok(small, 'the spare thread, at once');
+    let thirdSmall = false;
+    const waitingSmall = lanes.enter('small', never).then((leave) => ((thirdSmall = true), leave!));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(secondLarge, false, 'a large task does not take the spare');
+    assert.equal(thirdSmall, false, 'one spare, not more');
+    small!();
+    (await waitingSmall)();
+    large();
+    (await waitingLarge)();
+    assert.equal(secondLarge, true);
+  });
+
+  it('without a large task running, small tasks have only the regular threads', async () => {
+    const lanes = createParseLanes(1, 1);
+    const never = new AbortController().signal;
+    const first = (await lanes.enter('small', never))!;
+    let second = false;
+    const next = lanes.enter('small', never).then((leave) => ((second = true), leave!));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(second, false);
+    first();
+    (await next)();
+    assert.equal(second, true);
+  });
+});

@@ -3,9 +3,13 @@
 // one client sent slow-to-parse mail in a loop, ordinary mail's 250 took up to 6 s
 // (docs/benchmarks.md §6). Here tasks wait in two lanes instead, and a task is given to
 // the pool only when a thread is free for it (so piscina's own queue stays empty):
-// small messages (and batches of them), and large ones. When both lanes wait, they take
-// turns, so ordinary mail waits for at most one large parse ahead of it, and a large
-// message still goes every other time however much small mail arrives.
+// small messages (and batches of them), and large ones.
+//
+// - While a large task holds a thread, a small task may take one thread more (the
+//   pool has it as its spare, started on demand and ended when idle): ordinary mail
+//   does not wait for a large parse at all.
+// - Otherwise both lanes share the threads, and when both wait they take turns, so a
+//   large message still goes every other time however much small mail arrives.
 // docs/decisions.md "Parsing".
 
 export type Lane = 'small' | 'large';
@@ -23,43 +27,47 @@ export interface ParseLanes {
   close(): void;
 }
 
-/** `capacity`: the tasks the pool runs at once (threads times tasks per thread). */
-export function createParseLanes(capacity: number): ParseLanes {
+/**
+ * `capacity`: the tasks the pool runs at once (threads times tasks per thread); `spare`:
+ * the threads more that small tasks may have while a large one runs (the pool's maxThreads
+ * must allow for them).
+ */
+export function createParseLanes(capacity: number, spare = 0): ParseLanes {
   type Grant = (leave: (() => void) | undefined) => void;
   const queues: Record<Lane, Grant[]> = { small: [], large: [] };
-  let inUse = 0;
+  const inUse: Record<Lane, number> = { small: 0, large: 0 };
   let closed = false;
-  /** The lane that was given the last thread when both were waiting. */
+  /** The lane that was given the last thread. */
   let last: Lane = 'large';
 
-  const leave = () => {
+  const room = (lane: Lane): boolean => {
+    const used = inUse.small + inUse.large;
+    return used < capacity || (lane === 'small' && inUse.large > 0 && used < capacity + spare);
+  };
+  const take = (lane: Lane): (() => void) => {
+    last = lane;
+    inUse[lane]++;
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      inUse--;
+      inUse[lane]--;
       next();
     };
   };
   function next(): void {
-    while (inUse < capacity) {
+    for (;;) {
       const other: Lane = last === 'small' ? 'large' : 'small';
-      const lane: Lane | undefined = queues[other].length > 0 ? other : queues[last].length > 0 ? last : undefined;
+      const lane = [other, last].find((l) => queues[l].length > 0 && room(l));
       if (!lane) return;
-      last = lane;
-      inUse++;
-      queues[lane].shift()!(leave());
+      queues[lane].shift()!(take(lane));
     }
   }
 
   return {
     enter(lane, signal) {
       if (signal.aborted || closed) return Promise.resolve(undefined);
-      if (inUse < capacity && queues.small.length === 0 && queues.large.length === 0) {
-        last = lane;
-        inUse++;
-        return Promise.resolve(leave());
-      }
+      if (queues[lane].length === 0 && room(lane)) return Promise.resolve(take(lane));
       return new Promise((resolve) => {
         const grant: Grant = (l) => {
           signal.removeEventListener('abort', onAbort);

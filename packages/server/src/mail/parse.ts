@@ -108,11 +108,19 @@ const YOUNG_GENERATION_MB = 6;
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
+/** Threads more than `threads` that small messages may have while a large one holds a thread. */
+const SPARE_THREADS = 1;
+/** A spare thread idle this long is ended (its memory returned). */
+const SPARE_IDLE_MS = 30_000;
+
 /** Messages up to this size may share a task with others. */
 const BATCH_MESSAGE_BYTES = 64 * 1024;
 /** At most this many messages, and this many bytes, per task. */
 const BATCH_MESSAGES = 32;
 const BATCH_BYTES = 512 * 1024;
+
+/** The wait of a batch for a thread is bounded by its messages' own (expire in createMessageParser). */
+const NEVER = new AbortController().signal;
 
 /** Batches, header blocks and messages that may share a task go in the small lane; the rest wait in the large one. */
 function laneOf(what: { op: string }, raw: Buffer): Lane {
@@ -146,14 +154,17 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   const starters = new Map<number, () => void>();
   // A task that failed or was cut short leaves its thread ended: the pool is cold until one answers again.
   const starts = createTaskStarts(threads);
-  // Small messages and large ones wait in lanes of their own and take turns (parse-lanes.ts).
-  const lanes = createParseLanes(threads);
+  // Small messages and large ones wait in lanes of their own; while a large one is parsed,
+  // small ones have a spare thread (parse-lanes.ts).
+  const lanes = createParseLanes(threads, SPARE_THREADS);
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
       filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
       minThreads: threads,
-      maxThreads: threads,
+      // The spare is started when small mail arrives while large mail is parsed, and ended once idle.
+      maxThreads: threads + SPARE_THREADS,
+      idleTimeout: SPARE_IDLE_MS,
       // From source the worker needs the TypeScript loader; never the process's V8 flags.
       execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
       // Parsing is CPU-bound: one task at a time per thread.
@@ -183,10 +194,16 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     | { op: 'attachment'; index: number }
     | { op: 'batch'; sizes: number[] }
     | { op: 'view' | 'view-headers'; attachmentsListed: number };
-  /** A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs). */
-  async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number): Promise<R | 'failed' | 'unstarted'> {
+  /**
+   * A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs).
+   * `slot`: a thread the caller already has from the lanes (given back here); otherwise the task waits in its lane.
+   */
+  async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number, slot?: () => void): Promise<R | 'failed' | 'unstarted'> {
     // A destroyed pool would start new workers for a late task.
-    if (closed) return 'unstarted';
+    if (closed) {
+      slot?.();
+      return 'unstarted';
+    }
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
@@ -197,7 +214,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(), ms);
     };
-    const leave = await lanes.enter(laneOf(what, raw), abort.signal);
+    const leave = slot ?? (await lanes.enter(laneOf(what, raw), abort.signal));
     if (!leave || closed) {
       leave?.();
       clearTimeout(timer);
@@ -231,8 +248,8 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   }
 
   /** One message in a task of its own, then (if that fails) its header block in another. */
-  async function parseAlone(raw: Buffer): Promise<ParsedMessage> {
-    const full = await run({ op: 'parse' }, raw, timeoutMs);
+  async function parseAlone(raw: Buffer, slot?: () => void): Promise<ParsedMessage> {
+    const full = await run({ op: 'parse' }, raw, timeoutMs, slot);
     if (typeof full === 'object') return parsedOf(full, full.items[0]!);
     // No thread free for that long: reading the header block would wait as long again.
     if (full === 'unstarted') return nothing();
@@ -242,41 +259,55 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   }
 
   // Small messages wait here for the end of the turn of the event loop in which they
-  // arrived, and then while every thread has a batch; each batch that ends sends the
-  // next, made of whatever arrived meanwhile. Messages completed in one turn (several
+  // arrived, and then for a thread from the small lane; the batch is made when the
+  // thread is given, of whatever waits then (so mail that arrived during a large
+  // parse goes right after it, parse-lanes.ts). Messages completed in one turn (several
   // connections' reads) so share one trip to the thread: about 6% less CPU a mail at
   // the ingest bench's load (docs/benchmarks.md "Still open").
   type Waiting = { raw: Buffer; resolve: (p: ParsedMessage) => void; since: number };
   let waiting: Waiting[] = [];
+  /** Batches that have a thread; and whether one is asking the small lane for a thread. */
   let batchesOut = 0;
+  let asking = false;
   let sendScheduled = false;
   const sendAtTurnEnd = () => {
     sendScheduled = false;
     sendBatches();
   };
-  function sendBatches(): void {
-    // Waited as long as a task may wait for a thread: described by nothing, as such a task would be.
+  /** Waited as long as a task may wait for a thread: described by nothing, as such a task would be. */
+  function expire(): void {
     const now = performance.now();
-    if (waiting.length > 0 && now - waiting[0]!.since > maxWaitMs) {
-      for (const m of waiting.filter((m) => now - m.since > maxWaitMs)) m.resolve(nothing());
-      waiting = waiting.filter((m) => now - m.since <= maxWaitMs);
-    }
-    while (batchesOut < threads && waiting.length > 0) {
+    if (waiting.length === 0 || now - waiting[0]!.since <= maxWaitMs) return;
+    for (const m of waiting.filter((m) => now - m.since > maxWaitMs)) m.resolve(nothing());
+    waiting = waiting.filter((m) => now - m.since <= maxWaitMs);
+  }
+  function sendBatches(): void {
+    expire();
+    if (asking || waiting.length === 0 || batchesOut >= threads) return;
+    asking = true;
+    void lanes.enter('small', NEVER).then((slot) => {
+      asking = false;
+      // Closed: answered as if every parse failed.
+      if (!slot) return void waiting.splice(0).forEach((m) => m.resolve(nothing()));
+      expire();
+      if (waiting.length === 0) return slot();
       let bytes = 0;
       let n = 0;
       while (n < waiting.length && n < BATCH_MESSAGES && (n === 0 || bytes + waiting[n]!.raw.length <= BATCH_BYTES)) bytes += waiting[n++]!.raw.length;
       const batch = waiting.slice(0, n);
       waiting = waiting.slice(n);
       batchesOut++;
-      void parseBatch(batch).finally(() => {
+      void parseBatch(batch, slot).finally(() => {
         batchesOut--;
         sendBatches();
       });
-    }
+      // More than one batch waits, and another thread may be free for it.
+      sendBatches();
+    });
   }
-  async function parseBatch(batch: Waiting[]): Promise<void> {
-    if (batch.length === 1) return batch[0]!.resolve(await parseAlone(batch[0]!.raw));
-    const r = await run({ op: 'batch', sizes: batch.map((m) => m.raw.length) }, Buffer.concat(batch.map((m) => m.raw)), timeoutMs);
+  async function parseBatch(batch: Waiting[], slot: () => void): Promise<void> {
+    if (batch.length === 1) return batch[0]!.resolve(await parseAlone(batch[0]!.raw, slot));
+    const r = await run({ op: 'batch', sizes: batch.map((m) => m.raw.length) }, Buffer.concat(batch.map((m) => m.raw)), timeoutMs, slot);
     if (typeof r === 'object') return batch.forEach((m, i) => m.resolve(parsedOf(r, r.items[i]!)));
     if (r === 'unstarted') return batch.forEach((m) => m.resolve(nothing()));
     // One of them failed or held the thread too long: each alone, so only that one pays.
