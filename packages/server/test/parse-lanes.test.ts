@@ -124,3 +124,36 @@ describe('parser lanes with a spare thread', () => {
     assert.equal(second, true);
   });
 });
+
+describe('parser lanes: the spare only for a slow large task', () => {
+  it('small tasks get the spare once a large task has held its thread for spareAfterMs, not before', async () => {
+    const lanes = createParseLanes(1, 1, 60);
+    const never = new AbortController().signal;
+    const large = (await lanes.enter('large', never))!;
+    const t0 = performance.now();
+    let granted = false;
+    const small = lanes.enter('small', never).then((leave) => ((granted = true), leave!));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(granted, false, 'no spare for a large task that has run 20 ms');
+    const leave = await small;
+    assert.ok(performance.now() - t0 >= 55, `the spare opened after ${(performance.now() - t0).toFixed(0)} ms`);
+    leave();
+    large();
+  });
+
+  it('a large task that ends quickly opens no spare: small tasks then share the regular thread', async () => {
+    const lanes = createParseLanes(1, 1, 60);
+    const never = new AbortController().signal;
+    const large = (await lanes.enter('large', never))!;
+    const first = lanes.enter('small', never);
+    large();
+    const firstLeave = (await first)!;
+    let second = false;
+    const next = lanes.enter('small', never).then((l) => ((second = true), l!));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(second, false, 'no large task runs: no spare');
+    firstLeave();
+    (await next)();
+    assert.equal(second, true);
+  });
+});

@@ -408,5 +408,5 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
   { name: 'EVENTS_PER_CLIENT', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once from one client; more get 429.', set: (c, r) => (c.eventsPerClient = positiveInt(r)) },
   { name: 'EVENTS_PER_ADDRESS', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once on one address; more get 429.', set: (c, r) => (c.eventsPerAddress = positiveInt(r)) },
   { name: 'EVENTS_PER_NODE', default: '10000', accepts: 'positive integer', description: 'Event streams and waits open at once on one node; more get 503.', set: (c, r) => (c.eventsPerNode = positiveInt(r)) },
-  { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail (plus one spare for small messages while a large one is parsed).', set: (c, r) => (c.parseThreads = positiveInt(r)) },
+  { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail (plus one spare for small messages while a large one is slow to parse).', set: (c, r) => (c.parseThreads = positiveInt(r)) },
 ];

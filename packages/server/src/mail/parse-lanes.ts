@@ -5,9 +5,11 @@
 // the pool only when a thread is free for it (so piscina's own queue stays empty):
 // small messages (and batches of them), and large ones.
 //
-// - While a large task holds a thread, a small task may take one thread more (the
-//   pool has it as its spare, started on demand and ended when idle): ordinary mail
-//   does not wait for a large parse at all.
+// - While a large task has held a thread for `spareAfterMs`, a small task may take one
+//   thread more (the pool has it as its spare, started on demand and ended when idle):
+//   ordinary mail does not wait for a slow parse. The delay keeps the spare for slow
+//   parses: a legitimate large message (an image, a newsletter) is parsed in
+//   milliseconds, and a spare started for each would cost its memory for nothing.
 // - Otherwise both lanes share the threads, and when both wait they take turns, so a
 //   large message still goes every other time however much small mail arrives.
 // docs/decisions.md "Parsing".
@@ -29,28 +31,43 @@ export interface ParseLanes {
 
 /**
  * `capacity`: the tasks the pool runs at once (threads times tasks per thread); `spare`:
- * the threads more that small tasks may have while a large one runs (the pool's maxThreads
- * must allow for them).
+ * the threads more that small tasks may have while a large one has run for `spareAfterMs`
+ * (the pool's maxThreads must allow for them).
  */
-export function createParseLanes(capacity: number, spare = 0): ParseLanes {
+export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0): ParseLanes {
   type Grant = (leave: (() => void) | undefined) => void;
   const queues: Record<Lane, Grant[]> = { small: [], large: [] };
   const inUse: Record<Lane, number> = { small: 0, large: 0 };
   let closed = false;
+  /** Large tasks that have held their thread for spareAfterMs or more. */
+  let slowLarge = 0;
   /** The lane that was given the last thread. */
   let last: Lane = 'large';
 
   const room = (lane: Lane): boolean => {
     const used = inUse.small + inUse.large;
-    return used < capacity || (lane === 'small' && inUse.large > 0 && used < capacity + spare);
+    return used < capacity || (lane === 'small' && slowLarge > 0 && used < capacity + spare);
   };
   const take = (lane: Lane): (() => void) => {
     last = lane;
     inUse[lane]++;
     let done = false;
+    let slow = false;
+    const becomeSlow = () => {
+      slow = true;
+      slowLarge++;
+      next();
+    };
+    let timer: NodeJS.Timeout | undefined;
+    if (lane === 'large' && spare > 0) {
+      if (spareAfterMs <= 0) becomeSlow();
+      else timer = setTimeout(becomeSlow, spareAfterMs);
+    }
     return () => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
+      if (slow) slowLarge--;
       inUse[lane]--;
       next();
     };

@@ -110,8 +110,10 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 /** Threads more than `threads` that small messages may have while a large one holds a thread. */
 const SPARE_THREADS = 1;
-/** A spare thread idle this long is ended (its memory returned). */
+/** A spare thread idle this long is ended (its memory returned: about 25 MB). */
 const SPARE_IDLE_MS = 30_000;
+/** Small messages get the spare only once a large parse has run this long (a legitimate one takes milliseconds). */
+const SPARE_AFTER_MS = 100;
 
 /** Messages up to this size may share a task with others. */
 const BATCH_MESSAGE_BYTES = 64 * 1024;
@@ -154,15 +156,15 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   const starters = new Map<number, () => void>();
   // A task that failed or was cut short leaves its thread ended: the pool is cold until one answers again.
   const starts = createTaskStarts(threads);
-  // Small messages and large ones wait in lanes of their own; while a large one is parsed,
-  // small ones have a spare thread (parse-lanes.ts).
-  const lanes = createParseLanes(threads, SPARE_THREADS);
+  // Small messages and large ones wait in lanes of their own; while a large one has been
+  // parsed for SPARE_AFTER_MS, small ones have a spare thread (parse-lanes.ts).
+  const lanes = createParseLanes(threads, SPARE_THREADS, SPARE_AFTER_MS);
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
       filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
       minThreads: threads,
-      // The spare is started when small mail arrives while large mail is parsed, and ended once idle.
+      // The spare is started when small mail waits while a large parse runs long, and ended once idle.
       maxThreads: threads + SPARE_THREADS,
       idleTimeout: SPARE_IDLE_MS,
       // From source the worker needs the TypeScript loader; never the process's V8 flags.
