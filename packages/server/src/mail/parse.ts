@@ -201,11 +201,6 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
    * `slot`: a thread the caller already has from the lanes (given back here); otherwise the task waits in its lane.
    */
   async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number, slot?: () => void): Promise<R | 'failed' | 'unstarted'> {
-    // A destroyed pool would start new workers for a late task.
-    if (closed) {
-      slot?.();
-      return 'unstarted';
-    }
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
@@ -217,6 +212,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       timer = setTimeout(() => abort.abort(), ms);
     };
     const leave = slot ?? (await lanes.enter(laneOf(what, raw), abort.signal));
+    // Closed: the lanes give nothing, and a destroyed pool would start new workers for a late task.
     if (!leave || closed) {
       leave?.();
       clearTimeout(timer);

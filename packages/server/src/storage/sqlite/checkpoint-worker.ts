@@ -24,10 +24,8 @@ db.pragma('synchronous = NORMAL');
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 // Changes when another connection commits, not when this one does (sqlite.org/pragma.html#pragma_data_version).
 const dataVersion = db.prepare('PRAGMA data_version').pluck();
-const begin = db.prepare('BEGIN IMMEDIATE');
-const commit = db.prepare('COMMIT');
-const rollback = db.prepare('ROLLBACK');
 const restart = db.prepare('INSERT INTO wal_restarts (id, count) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET count = count + 1');
+const restartWal = db.transaction(() => restart.run());
 // From here on nothing waits for a lock: a PASSIVE checkpoint never does, and the
 // restart's commit gives way to a writer that holds the lock.
 db.pragma('busy_timeout = 0');
@@ -38,16 +36,10 @@ let restartedAt: number | undefined;
 /** The first commit of a new WAL, unless a writer is busy (it then starts the WAL itself, as SQLite would). */
 const startWal = () => {
   try {
-    begin.run();
-  } catch {
-    return;
-  }
-  try {
-    restart.run();
-    commit.run();
+    restartWal.immediate();
     restartedAt = dataVersion.get() as number;
   } catch {
-    if (db.inTransaction) rollback.run();
+    // SQLITE_BUSY: a writer holds the lock.
   }
 };
 
