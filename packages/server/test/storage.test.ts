@@ -124,6 +124,37 @@ describe('sqlite: large messages are stored in parts', () => {
     }
   });
 
+  it('a large attachment is stored in parts, each no larger than a part, and they go with their body', async () => {
+    const { dir, file, store } = open();
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      const attachments = [randomBytes(3 * RAW_PART_BYTES + 9), randomBytes(RAW_PART_BYTES), randomBytes(10)];
+      const m = { ...newMail(a.id, randomBytes(100)), body: { raw: randomBytes(100), attachments } };
+      await store.insertMails([m]);
+      const db = new Database(file, { readonly: true });
+      try {
+        assert.deepEqual(db.prepare('SELECT idx, parts, length(content) AS first FROM body_attachments ORDER BY idx').all(), [
+          { idx: 0, parts: 4, first: RAW_PART_BYTES },
+          { idx: 1, parts: 1, first: RAW_PART_BYTES },
+          { idx: 2, parts: 1, first: 10 },
+        ]);
+        assert.deepEqual(db.prepare('SELECT part, length(data) AS bytes FROM body_attachment_parts ORDER BY part').all(), [
+          { part: 1, bytes: RAW_PART_BYTES },
+          { part: 2, bytes: RAW_PART_BYTES },
+          { part: 3, bytes: 9 },
+        ]);
+      } finally {
+        db.close();
+      }
+      for (const [i, want] of attachments.entries()) assert.ok((await store.getAttachment(a.id, m.uuid, i))?.content?.equals(want), `attachment ${i}`);
+      await store.deleteAddress(a.id);
+      assert.deepEqual([rows(file, 'bodies'), rows(file, 'body_attachments'), rows(file, 'body_attachment_parts')], [0, 0, 0]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a message to several addresses is stored once, and its body goes with the last mail that refers to it', async () => {
     const { dir, file, store } = open();
     try {

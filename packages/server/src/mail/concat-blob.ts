@@ -7,8 +7,11 @@
 // worker (parse-worker.ts), which runs nothing else, installs this one as its
 // global Blob. It gives exactly the bytes Node's Blob would for what postal-mime
 // passes (strings, ArrayBuffers, views, Blobs: tested side by side), with one
-// difference: it keeps the views it is given rather than copying them (postal-mime
-// never changes a part it handed over), so a part's bytes are copied once, when read.
+// difference: it keeps the ArrayBuffers and views it is given rather than copying them
+// (postal-mime never changes a part it handed over: its base64 decoder hands over each
+// decoded piece as a fresh ArrayBuffer), so a part's bytes are copied once, when read.
+// A copy made here as well held a large attachment a third time in the parser's
+// thread (docs/benchmarks.md "Memory of one large message").
 const encoder = new TextEncoder();
 /** Shared by every blob (only ever read: a blob's bytes are copied when they are read). */
 const NEWLINE = encoder.encode('\n');
@@ -30,7 +33,7 @@ export class ConcatBlob {
       if (part === '\n') list.push(NEWLINE);
       else if (typeof part === 'string') list.push(encoder.encode(part));
       else if (part instanceof ConcatBlob) list.push(...part.#parts);
-      else if (part instanceof ArrayBuffer) list.push(new Uint8Array(part.slice(0)));
+      else if (part instanceof ArrayBuffer) list.push(new Uint8Array(part));
       else if (ArrayBuffer.isView(part)) list.push(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));
       else list.push(encoder.encode(String(part)));
     }

@@ -230,6 +230,31 @@ const CASES: Case[] = [
     },
   ],
   [
+    'getAttachment round-trips large attachments byte for byte, each with its own bytes, and they go with their mail',
+    async (store) => {
+      const a = await address(store, 'alice@example.com');
+      const bytes = (n: number, seed: number) => {
+        const b = Buffer.alloc(n);
+        for (let i = 0; i < n; i++) b[i] = (i * seed + (i >> 11)) & 0xff;
+        return b;
+      };
+      // Across part boundaries of a chunked store (512 KiB): exactly two parts, a part and a byte, one byte.
+      const attachments = [bytes(1024 * 1024, 131), bytes(512 * 1024 + 1, 61), bytes(1, 7), bytes(2 * 1024 * 1024 + 333, 29)];
+      const m = newMail(a, T0, { body: { raw: Buffer.from('x'), attachments } });
+      await store.insertMails([m]);
+      for (const [i, want] of attachments.entries()) {
+        const got = await store.getAttachment(a.id, m.uuid, i);
+        assert.ok(got?.content, `attachment ${i}`);
+        assert.equal(got.content.length, want.length, `attachment ${i} length`);
+        assert.ok(got.content.equals(want), `attachment ${i} is byte-exact`);
+      }
+      assert.equal((await store.getAttachment(a.id, m.uuid, attachments.length))?.content, null);
+      await store.softDeleteMail(a.id, m.uuid);
+      await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
+      assert.equal(await store.getAttachment(a.id, m.uuid, 0), undefined);
+    },
+  ],
+  [
     'addressUsage counts the live mails of the address and their whole size (trace + body)',
     async (store) => {
       const a = await address(store, 'alice@example.com');

@@ -15,8 +15,20 @@ import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { indexWord, indexWords, queryWords } from '../search-words.js';
 
-/** Messages above this size are stored in parts of this size (mails.raw holds the first). */
+/** Messages and attachments above this size are stored in parts of this size (their own row holds the first). */
 export const RAW_PART_BYTES = 512 * 1024;
+
+/**
+ * Stores `bytes` in parts of RAW_PART_BYTES: `first` inserts the row that holds the
+ * first part and the count, `rest` each further part; returns the first row's id.
+ * Each part is bound on its own, so SQLite never copies more than one part at a time.
+ */
+function inParts(bytes: Buffer, first: (parts: number, part: Buffer) => { lastInsertRowid: number | bigint }, rest: (id: number, part: number, bytes: Buffer) => void): number {
+  const parts = Math.max(1, Math.ceil(bytes.length / RAW_PART_BYTES));
+  const id = Number(first(parts, parts === 1 ? bytes : bytes.subarray(0, RAW_PART_BYTES)).lastInsertRowid);
+  for (let i = 1; i < parts; i++) rest(id, i, bytes.subarray(i * RAW_PART_BYTES, (i + 1) * RAW_PART_BYTES));
+  return id;
+}
 
 interface MailRow {
   id: number;
@@ -137,12 +149,14 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ),
     countSearch: db.prepare('SELECT count(*) FROM mail_search WHERE mail_search MATCH ?').pluck(),
     insertBodyPart: db.prepare('INSERT INTO body_parts (body_id, part, data) VALUES (?, ?, ?)'),
-    insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, content) VALUES (?, ?, ?)'),
+    insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, parts, content) VALUES (?, ?, ?, ?)'),
+    insertAttachmentPart: db.prepare('INSERT INTO body_attachment_parts (attachment_id, part, data) VALUES (?, ?, ?)'),
+    attachmentParts: db.prepare('SELECT data FROM body_attachment_parts WHERE attachment_id = ? ORDER BY part').pluck(),
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
     rawParts: db.prepare('SELECT data FROM mail_raw_parts WHERE mail_id = ? ORDER BY part').pluck(),
     bodyParts: db.prepare('SELECT data FROM body_parts WHERE body_id = ? ORDER BY part').pluck(),
     getAttachment: db.prepare(
-      'SELECT m.metadata, m.body_id, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = ? WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
+      'SELECT m.metadata, m.body_id, a.id AS attachment_id, a.parts, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = ? WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
     ),
     usage: db.prepare('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM mails WHERE address_id = ? AND deleted_at IS NULL'),
     listMails: db.prepare(
@@ -188,11 +202,10 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   let deliveriesQueued = 0;
 
   const insertBody = (body: MailBody, refs: number): number => {
-    const parts = Math.max(1, Math.ceil(body.raw.length / RAW_PART_BYTES));
-    const first = parts === 1 ? body.raw : body.raw.subarray(0, RAW_PART_BYTES);
-    const id = Number(q.insertBody.run(refs, parts, first).lastInsertRowid);
-    for (let i = 1; i < parts; i++) q.insertBodyPart.run(id, i, body.raw.subarray(i * RAW_PART_BYTES, (i + 1) * RAW_PART_BYTES));
-    body.attachments.forEach((content, i) => q.insertAttachment.run(id, i, content));
+    const id = inParts(body.raw, (parts, first) => q.insertBody.run(refs, parts, first), (bodyId, i, part) => q.insertBodyPart.run(bodyId, i, part));
+    body.attachments.forEach((content, i) =>
+      inParts(content, (parts, first) => q.insertAttachment.run(id, i, parts, first), (attachmentId, n, part) => q.insertAttachmentPart.run(attachmentId, n, part)),
+    );
     return id;
   };
   // One delivery: each distinct body once, referenced by as many mails as share it.
@@ -337,8 +350,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       return { ...toSummary(row), raw };
     },
     async getAttachment(addressId, uuid, index) {
-      const row = q.getAttachment.get(index, addressId, uuid) as { metadata: string; body_id: number | null; content: Buffer | null } | undefined;
-      return row && { metadata: row.metadata, content: row.content, legacy: row.body_id === null };
+      const row = q.getAttachment.get(index, addressId, uuid) as
+        | { metadata: string; body_id: number | null; attachment_id: number | null; parts: number | null; content: Buffer | null }
+        | undefined;
+      if (!row) return undefined;
+      const content = row.content && row.parts! > 1 ? Buffer.concat([row.content, ...(q.attachmentParts.all(row.attachment_id) as Buffer[])]) : row.content;
+      return { metadata: row.metadata, content, legacy: row.body_id === null };
     },
     async addressUsage(addressId) {
       return q.usage.get(addressId) as { count: number; bytes: number };
