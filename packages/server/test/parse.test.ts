@@ -21,6 +21,8 @@ import {
   MAX_LINKS,
   MAX_METADATA_BYTES,
   MAX_RECIPIENTS_LISTED,
+  SMALL_MAX_BOUNDARY_LINES,
+  isSmall,
   type MessageParser,
 } from '../src/mail/parse.js';
 
@@ -371,6 +373,38 @@ describe('message parser', { timeout: 180_000 }, () => {
       } finally {
         await one.close();
       }
+    });
+
+    it('small mail of thousands of empty parts is parsed alone, as large mail is: ordinary mail does not wait behind all of it', async () => {
+      const one = createMessageParser({ threads: 1 });
+      try {
+        // Under 64 KiB each, and each 50 ms or more of parsing.
+        const hostile = manyParts(4_500, ['', 'x']);
+        assert.ok(hostile.length < 64 * 1024);
+        const order: string[] = [];
+        const track = <T>(name: string, p: Promise<T>) => p.then((r) => (order.push(name), r));
+        const all = Array.from({ length: 8 }, (_, i) => track(`hostile ${i}`, one.parse(hostile)));
+        const ordinary = track('ordinary', one.parse(multipart([attachmentPart('a.bin', Buffer.from('kept'))], 'beside')));
+        const [parsed] = await Promise.all([ordinary, ...all]);
+        // The lanes take turns: ordinary mail goes after one of them, two at most, never all.
+        assert.ok(order.indexOf('ordinary') <= 2, `answered in turn: ${order.join(', ')}`);
+        assert.equal(parsed.degraded, false);
+        assert.ok(parsed.attachments[0]!.content.equals(Buffer.from('kept')));
+      } finally {
+        await one.close();
+      }
+    });
+
+    it(`up to ${SMALL_MAX_BOUNDARY_LINES} boundary lines a small message shares tasks and the small lane; past them, or past 64 KiB, it does not`, () => {
+      const at = manyParts(SMALL_MAX_BOUNDARY_LINES - 1, ['', 'x']);
+      const past = manyParts(SMALL_MAX_BOUNDARY_LINES, ['', 'x']);
+      const count = (b: Buffer) => b.toString('latin1').split('\n--').length - 1;
+      assert.equal(count(at), SMALL_MAX_BOUNDARY_LINES, 'the closing boundary counts too');
+      assert.equal(count(past), SMALL_MAX_BOUNDARY_LINES + 1);
+      assert.equal(isSmall(at), true);
+      assert.equal(isSmall(past), false);
+      assert.equal(isSmall(Buffer.alloc(64 * 1024, 'a')), true);
+      assert.equal(isSmall(Buffer.alloc(64 * 1024 + 1, 'a')), false);
     });
 
     it('messages waiting for a thread are not charged for the wait', async () => {
