@@ -55,6 +55,45 @@ describe('postgres: a pooled connection that dies while idle', () => {
   });
 });
 
+describe('postgres: large messages and attachments are stored in parts', () => {
+  it('of RAW_PART_BYTES, the first in the row itself; read back whole; gone with their mail', { skip: pgSkip }, async () => {
+    const schema = `t_${process.pid}_parts_${randomBytes(4).toString('hex')}`;
+    const store = await openPostgresStore(PG_URL, { schema });
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      const raw = randomBytes(2 * RAW_PART_BYTES + 5);
+      const attachments = [randomBytes(RAW_PART_BYTES + 1), randomBytes(10)];
+      const uuid = randomUUID();
+      await store.insertMails([
+        { uuid, addressId: a.id, address: a.address, source: '', messageId: '', metadata: '{}', trace: Buffer.from('T\r\n'), body: { raw, attachments }, createdAt: Date.now() },
+      ]);
+      const sizes = async (sql: string) => (await admin.query(sql.replaceAll('$s', `"${schema}"`))).rows;
+      assert.deepEqual(await sizes('SELECT parts, octet_length(data) AS first FROM $s.bodies'), [{ parts: 3, first: RAW_PART_BYTES }]);
+      assert.deepEqual(await sizes('SELECT part, octet_length(data) AS bytes FROM $s.body_parts ORDER BY part'), [
+        { part: 1, bytes: RAW_PART_BYTES },
+        { part: 2, bytes: 5 },
+      ]);
+      assert.deepEqual(await sizes('SELECT idx, parts, octet_length(content) AS first FROM $s.body_attachments ORDER BY idx'), [
+        { idx: 0, parts: 2, first: RAW_PART_BYTES },
+        { idx: 1, parts: 1, first: 10 },
+      ]);
+      assert.deepEqual(await sizes('SELECT idx, part, octet_length(data) AS bytes FROM $s.body_attachment_parts'), [{ idx: 0, part: 1, bytes: 1 }]);
+      assert.ok((await store.getMail(a.id, uuid))?.raw.equals(Buffer.concat([Buffer.from('T\r\n'), raw])));
+      for (const [i, want] of attachments.entries()) assert.ok((await store.getAttachment(a.id, uuid, i))?.content?.equals(want), `attachment ${i}`);
+      assert.equal(await store.deleteAddress(a.id), true);
+      for (const table of ['bodies', 'body_parts', 'body_attachments', 'body_attachment_parts']) {
+        assert.deepEqual(await sizes(`SELECT count(*)::int AS n FROM $s.${table}`), [{ n: 0 }], table);
+      }
+    } finally {
+      await store.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  });
+});
+
 describe('sqlite: large messages are stored in parts', () => {
   const open = () => {
     const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-parts-'));

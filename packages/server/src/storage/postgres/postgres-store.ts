@@ -10,6 +10,7 @@ import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
 import { indexWord, indexWords, queryWords } from '../search-words.js';
+import { partsOf } from '../parts.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -29,7 +30,9 @@ interface MailRow {
   created_at: string;
   seen: boolean;
   raw?: Buffer;
+  body_id?: string | null;
   body?: Buffer | null;
+  body_parts?: number | null;
 }
 
 const toAddress = (r: AddressRow): AddressRecord => ({ id: Number(r.id), address: r.address, createdAt: Number(r.created_at) });
@@ -111,6 +114,8 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   }
 
   const q = <R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []) => db.query<R>(text, values);
+  /** The further parts of a body or attachment, in order (storage/parts.ts). */
+  const restOf = async (db: Queryable, text: string, values: unknown[]) => (await q<{ data: Buffer }>(db, text, values)).rows.map((r) => r.data);
   let closed = false;
   let deliveriesQueued = 0;
 
@@ -160,11 +165,18 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         for (const m of mails) refs.set(m.body, (refs.get(m.body) ?? 0) + 1);
         const bodyIds = new Map<MailBody, string>();
         for (const [body, n] of refs) {
-          const { rows } = await q<{ id: string }>(client, 'INSERT INTO bodies (refs, data) VALUES ($1, $2) RETURNING id', [n, body.raw]);
+          // A part at a time (storage/parts.ts): the first in the row itself, the rest beside it.
+          const raw = partsOf(body.raw);
+          const { rows } = await q<{ id: string }>(client, 'INSERT INTO bodies (refs, parts, data) VALUES ($1, $2, $3) RETURNING id', [n, raw.length, raw[0]]);
           const bodyId = rows[0]!.id;
           bodyIds.set(body, bodyId);
+          for (let p = 1; p < raw.length; p++) await q(client, 'INSERT INTO body_parts (body_id, part, data) VALUES ($1, $2, $3)', [bodyId, p, raw[p]]);
           for (let i = 0; i < body.attachments.length; i++) {
-            await q(client, 'INSERT INTO body_attachments (body_id, idx, content) VALUES ($1, $2, $3)', [bodyId, i, body.attachments[i]]);
+            const parts = partsOf(body.attachments[i]!);
+            await q(client, 'INSERT INTO body_attachments (body_id, idx, parts, content) VALUES ($1, $2, $3, $4)', [bodyId, i, parts.length, parts[0]]);
+            for (let p = 1; p < parts.length; p++) {
+              await q(client, 'INSERT INTO body_attachment_parts (body_id, idx, part, data) VALUES ($1, $2, $3, $4)', [bodyId, i, p, parts[p]]);
+            }
           }
         }
         const ids: number[] = [];
@@ -246,23 +258,34 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     async getMail(addressId, uuid) {
       const { rows } = await q<MailRow>(
         pool,
-        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, b.data AS body FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ` +
+        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, m.body_id, b.data AS body, b.parts AS body_parts FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ` +
           'WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
         [addressId, uuid],
       );
       const row = rows[0];
+      if (!row) return undefined;
       // Mail stored before the v2 schema holds its whole message in raw and no body.
-      return row && { ...toSummary(row), raw: row.body ? Buffer.concat([row.raw!, row.body]) : row.raw! };
+      if (!row.body) return { ...toSummary(row), raw: row.raw! };
+      const rest = row.body_parts! > 1 ? await restOf(pool, 'SELECT data FROM body_parts WHERE body_id = $1 ORDER BY part', [row.body_id!]) : [];
+      // Read apart from its first part: a mail deleted in between is gone, not cut short.
+      if (rest.length !== row.body_parts! - 1) return undefined;
+      return { ...toSummary(row), raw: Buffer.concat([row.raw!, row.body, ...rest]) };
     },
     async getAttachment(addressId, uuid, index) {
-      const { rows } = await q<{ metadata: string; body_id: string | null; content: Buffer | null }>(
+      const { rows } = await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null }>(
         pool,
-        'SELECT m.metadata, m.body_id, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
+        'SELECT m.metadata, m.body_id, a.parts, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
           'WHERE m.address_id = $2 AND m.uuid = $3 AND m.deleted_at IS NULL',
         [index, addressId, uuid],
       );
       const row = rows[0];
-      return row && { metadata: row.metadata, content: row.content, legacy: row.body_id === null };
+      if (!row) return undefined;
+      const rest =
+        row.content && row.parts! > 1
+          ? await restOf(pool, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 ORDER BY part', [row.body_id!, index])
+          : [];
+      if (row.content && rest.length !== row.parts! - 1) return undefined;
+      return { metadata: row.metadata, content: rest.length ? Buffer.concat([row.content!, ...rest]) : row.content, legacy: row.body_id === null };
     },
     async addressUsage(addressId) {
       const { rows } = await q<{ count: string; bytes: string }>(

@@ -14,19 +14,19 @@ import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { indexWord, indexWords, queryWords } from '../search-words.js';
+import { PART_BYTES, partsOf } from '../parts.js';
 
-/** Messages and attachments above this size are stored in parts of this size (their own row holds the first). */
-export const RAW_PART_BYTES = 512 * 1024;
+/** Messages and attachments above this size are stored in parts of this size (their own row holds the first; storage/parts.ts). */
+export const RAW_PART_BYTES = PART_BYTES;
 
 /**
- * Stores `bytes` in parts of RAW_PART_BYTES: `first` inserts the row that holds the
+ * Stores `bytes` in parts (storage/parts.ts): `first` inserts the row that holds the
  * first part and the count, `rest` each further part; returns the first row's id.
- * Each part is bound on its own, so SQLite never copies more than one part at a time.
  */
 function inParts(bytes: Buffer, first: (parts: number, part: Buffer) => { lastInsertRowid: number | bigint }, rest: (id: number, part: number, bytes: Buffer) => void): number {
-  const parts = Math.max(1, Math.ceil(bytes.length / RAW_PART_BYTES));
-  const id = Number(first(parts, parts === 1 ? bytes : bytes.subarray(0, RAW_PART_BYTES)).lastInsertRowid);
-  for (let i = 1; i < parts; i++) rest(id, i, bytes.subarray(i * RAW_PART_BYTES, (i + 1) * RAW_PART_BYTES));
+  const parts = partsOf(bytes);
+  const id = Number(first(parts.length, parts[0]!).lastInsertRowid);
+  for (let i = 1; i < parts.length; i++) rest(id, i, parts[i]!);
   return id;
 }
 
