@@ -28,12 +28,15 @@ const REUSE_MAX_CHARS = 1024 * 1024;
  */
 const CLOCK_SLACK_MS = 1000;
 
+const HEADER_END = Buffer.from('\r\n\r\n');
+
 /** The key of a message whose verdict may be reused, or undefined when it may not. */
 export function reuseKey(raw: Uint8Array, client: AuthClient): string | undefined {
-  const head = Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, REUSE_HEADER_BYTES)).toString('latin1');
-  const end = head.indexOf('\r\n\r\n');
+  // The header block's end is found in the bytes, so only the block becomes a string.
+  const head = Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, REUSE_HEADER_BYTES));
+  const end = head.indexOf(HEADER_END);
   if (end <= 0) return undefined;
-  const lines = head.slice(0, end).split('\r\n');
+  const lines = head.toString('latin1', 0, end).split('\r\n');
   // A first line that continues nothing is a field of its own to the thread's reader.
   if (lines[0]!.startsWith(' ') || lines[0]!.startsWith('\t')) return undefined;
   const from: string[] = [];
