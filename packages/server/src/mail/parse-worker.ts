@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
 import { installConcatBlob } from './concat-blob.js';
 import { buildMetadata, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
-import { searchTextOf } from './search-text.js';
+import { searchWordsOf } from './search-text.js';
 import { buildView, headersOf, readHeaderBlock } from './parsed-view.js';
 
 // postal-mime gathers every decoded part in a Blob; Node's is slow at that (concat-blob.ts).
@@ -43,7 +43,7 @@ export interface WorkerItem {
   attachments: WorkerAttachment[];
   /** The parser refused the message (limits, malformed): only its header block was read. */
   degraded: boolean;
-  /** What search finds the mail by (search-text.ts). */
+  /** What search finds the mail by: the words of its search text (search-text.ts searchWordsOf). */
   searchText: string;
 }
 
@@ -100,7 +100,7 @@ function item(email: Email | undefined, degraded: boolean, contents: Contents, p
     return { filename: metadata.attachments[pick ?? i]?.filename ?? '', contentType: a.mimeType || 'application/octet-stream', offset: contents.add(bytes), length: bytes.byteLength };
   });
   const from = email?.from && !email.from.group ? email.from.address : undefined;
-  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchTextOf(email) : '' };
+  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '' };
 }
 
 /** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */

@@ -53,7 +53,7 @@ export interface ParsedMessage {
   attachments: ParsedAttachment[];
   /** The parse ran out of its budget or failed: only the header block was read. */
   degraded: boolean;
-  /** What search finds the mail by: subject, people and decoded text (search-text.ts). */
+  /** What search finds the mail by: the words of its subject, people and decoded text, each once (search-text.ts). */
   searchText: string;
 }
 
