@@ -80,7 +80,7 @@ describe('groupReplies on a socket pair', () => {
 
   it('corked while a chunk is handled (answers of this turn included), uncorked before any new I/O; never for STARTTLS', { timeout: 30_000 }, async () => {
     const socket = await accepted;
-    groupReplies(socket);
+    groupReplies(socket, true);
     const corkedWhileHandled: number[] = [];
     socket.on('data', (d: Buffer) => {
       corkedWhileHandled.push(socket.writableCorked);
@@ -100,5 +100,31 @@ describe('groupReplies on a socket pair', () => {
     client.write('starttls\r\n');
     await afterStarttls;
     assert.deepEqual(corkedWhileHandled, [1, 0], 'a chunk holding STARTTLS is not corked');
+  });
+});
+
+describe('groupReplies where STARTTLS is not offered', () => {
+  it('a chunk holding STARTTLS is corked like any other (the server refuses the command and stays plain)', { timeout: 30_000 }, async () => {
+    const listener = createServer();
+    const accepted = new Promise<Socket>((resolve) => listener.once('connection', resolve));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const client = connect((listener.address() as AddressInfo).port, '127.0.0.1');
+    try {
+      const socket = await accepted;
+      groupReplies(socket, false);
+      const corkedWhileHandled: number[] = [];
+      socket.on('data', () => {
+        corkedWhileHandled.push(socket.writableCorked);
+        socket.write('502 5.5.1 Unknown command\r\n');
+        socket.write('250 next\r\n');
+      });
+      const answered = readChunks(client, (t) => replies(t).length === 2);
+      client.write('STARTTLS\r\nNOOP\r\n');
+      assert.equal((await answered).length, 1, 'both answers in one write');
+      assert.deepEqual(corkedWhileHandled, [1]);
+    } finally {
+      client.destroy();
+      listener.close();
+    }
   });
 });

@@ -11,14 +11,20 @@
 // STARTTLS is left alone: its 220 must be on the wire, as plain text, before the TLS
 // handshake owns the socket, so bytes holding it are never corked (RFC 3207 §5: it
 // ends its pipeline group). After the upgrade the plain socket reads nothing more.
+// Without a certificate the server offers no STARTTLS (it is refused like any unknown
+// command and the session stays plain), so reads are not looked at for it: each had
+// been made a string to be searched, 3 KB of garbage a 3 KB mail.
 import type { Socket } from 'node:net';
 
 const STARTTLS = /starttls/i;
 
-/** Corks `socket` for the turn in which each chunk of commands it read is handled. */
-export function groupReplies(socket: Socket): void {
+/**
+ * Corks `socket` for the turn in which each chunk of commands it read is handled.
+ * `startTls`: the server offers STARTTLS, and a chunk that holds it is not corked.
+ */
+export function groupReplies(socket: Socket, startTls: boolean): void {
   socket.prependListener('data', (chunk: Buffer | string) => {
-    if (socket.writableCorked > 0 || chunk.length > 4096 || STARTTLS.test(chunk.toString('latin1'))) return;
+    if (socket.writableCorked > 0 || chunk.length > 4096 || (startTls && STARTTLS.test(chunk.toString('latin1')))) return;
     socket.cork();
     setImmediate(() => socket.uncork());
   });

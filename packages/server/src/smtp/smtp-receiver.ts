@@ -98,7 +98,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
       }
       socket.once('close', release);
-      groupReplies(socket);
+      groupReplies(socket, tls !== undefined);
       super.connect(socket, socketOptions);
     }
   }
