@@ -7,6 +7,7 @@ import { TempInboxError, WaitTimeoutError } from './errors.js';
 import { rankLinks, type LinkMatcher } from './links.js';
 import { Message, type MessageSource } from './message.js';
 import { solveChallenge } from './proof-of-work.js';
+import { InboxWebhook } from './webhooks.js';
 
 export interface ClientOptions {
   /** Where the service listens, e.g. http://localhost:8080. Default: $TEMP_INBOX_URL. */
@@ -325,6 +326,11 @@ export class Inbox implements MessageSource {
     this.address = address;
     this.token = token;
     this.#baseline = baseline;
+  }
+
+  /** The inbox's webhook: `set(url)`, `get()`, `remove()`, `deliveries()` (webhooks.ts). */
+  get webhook(): InboxWebhook {
+    return new InboxWebhook(this.#client, this.token);
   }
 
   /** The id above which waitForMail looks (mail with a greater id counts). */
