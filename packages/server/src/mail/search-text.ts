@@ -2,7 +2,7 @@
 // recipients and decoded text (from the HTML when it has no text part), made once
 // in the parser's worker thread and indexed with the mail.
 import type { Email } from 'postal-mime';
-import { searchWords } from '../storage/search-words.js';
+import { uniqueSearchWords } from '../storage/search-words.js';
 import { htmlToText } from './extract.js';
 
 /** Indexed text per mail: enough for any body a person searches, bounded for the index. */
@@ -24,5 +24,5 @@ export function searchTextOf(email: Email | undefined): string {
  * there (docs/benchmarks.md "Still open").
  */
 export function searchWordsOf(email: Email | undefined): string {
-  return [...new Set(searchWords(searchTextOf(email)))].join(' ');
+  return uniqueSearchWords(searchTextOf(email)).join(' ');
 }

@@ -23,9 +23,14 @@ export function indexWord(addressId: number, word: string): string {
   return `z${addressId}z${word}`;
 }
 
-/** A mail's words for the index: each once (search asks only whether a mail has a word), in its address's namespace. */
+/** The words of `text`, each once, in order of first appearance (search asks only whether a mail has a word). */
+export function uniqueSearchWords(text: string): string[] {
+  return [...new Set(searchWords(text))];
+}
+
+/** A mail's words for the index: each once, in its address's namespace. */
 export function indexWords(addressId: number, text: string): string[] {
-  return [...new Set(searchWords(text))].map((w) => indexWord(addressId, w));
+  return uniqueSearchWords(text).map((w) => indexWord(addressId, w));
 }
 
 /** The words of a query, bounded; each matches words that start with it. */
