@@ -3,7 +3,8 @@
 // function). The .cpuprofile opens in Chrome DevTools (Performance tab).
 // `threads` runs the SMTP load without the profiler and prints each thread's CPU
 // per mail instead (the main thread, the parser's and the checks' workers, V8's
-// helper threads for the collector and the compiler, libuv's pool for the WAL sync).
+// helper threads for the collector and the compiler, libuv's pool for the WAL sync),
+// and the event loop's delay on the server's thread during the load.
 //
 //   node --import tsx bench/src/profile.ts smtp|list|mail|threads [seconds] [LOG_LEVEL] [NAME=value ...]
 //
@@ -14,7 +15,7 @@ import { join, relative } from 'node:path';
 import { createAddress, getJson } from './lib/http.js';
 import { httpLoad } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
-import { SERVER_MAIN, SERVER_NODE_FLAGS, ROOT } from './lib/paths.js';
+import { CHILDREN_DIR, SERVER_MAIN, SERVER_NODE_FLAGS, ROOT } from './lib/paths.js';
 import { cpuSecondsByThread, makeTempDir, removeAllTempDirs, startChild, stopAllChildren, waitForOutput } from './lib/procs.js';
 import { blast } from './lib/smtp-client.js';
 import { benchEnv } from './lib/temp-inbox.js';
@@ -30,12 +31,40 @@ mkdirSync(profDir, { recursive: true });
 const before = new Set(readdirSync(profDir));
 
 const byThread = mode === 'threads';
+const dataDir = makeTempDir('data');
+// loop-delay.mjs writes the event loop's delay since the last SIGUSR2 to this file.
+const delayFile = join(dataDir, 'loop-delay.json');
 const child = startChild({
   name: 'profiled',
   args: [SERVER_MAIN],
-  nodeFlags: byThread ? SERVER_NODE_FLAGS : [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
-  env: { ...benchEnv(), DATA_DIR: makeTempDir('data'), LOG_LEVEL: level, ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) },
+  nodeFlags: byThread ? [...SERVER_NODE_FLAGS, '--import', join(CHILDREN_DIR, 'loop-delay.mjs')] : [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
+  env: {
+    ...benchEnv(),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: level,
+    LOOP_DELAY_FILE: delayFile,
+    ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+  },
 });
+
+/** The event loop's delay since the last call (the preload starts over on each). */
+async function loopDelay(): Promise<{ p99: number; max: number }> {
+  const read = () => {
+    try {
+      return JSON.parse(readFileSync(delayFile, 'utf8')) as { seq: number; p99: number; max: number };
+    } catch {
+      return undefined; // not written yet, or caught mid-write
+    }
+  };
+  const before = read()?.seq ?? 0;
+  process.kill(child.pid, 'SIGUSR2');
+  for (let i = 0; i < 250; i++) {
+    const r = read();
+    if (r && r.seq > before) return r;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('the server did not report its event-loop delay');
+}
 try {
   const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/);
   const [httpUrl, smtpPort] = [m[1]!, Number(m[2])];
@@ -48,13 +77,16 @@ try {
     // Warmed up first, so that start-up and the first compilations are not counted.
     await blast({ port: smtpPort, connections: 10, seconds: 2, recipient: (_i, c) => inboxes[c]!.address, message: tmpl });
     const before = cpuSecondsByThread(child.pid);
+    await loopDelay();
     const r = await blast({ port: smtpPort, connections: 10, seconds, offset: 1e6, recipient: (_i, c) => inboxes[c]!.address, message: tmpl });
+    const delay = await loopDelay();
     const after = cpuSecondsByThread(child.pid);
     const rows = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const).filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
     const perMail = (s: number) => `${((s * 1e6) / r.messages).toFixed(0).padStart(5)} µs a mail`;
     process.stdout.write(`${r.messages} messages, ${r.rate.toFixed(0)} msg/s\n`);
     for (const [tid, s] of rows) process.stdout.write(`${perMail(s)}  thread ${tid}${tid === child.pid ? ' (main)' : ''}\n`);
     process.stdout.write(`${perMail(rows.reduce((n, [, s]) => n + s, 0))}  in all\n`);
+    process.stdout.write(`event-loop delay during the load: p99 ${delay.p99.toFixed(1)} ms, max ${delay.max.toFixed(1)} ms\n`);
   } else {
     await blast({ port: smtpPort, connections: 1, messages: 20, recipient: () => inboxes[0]!.address, message: tmpl });
     const list = await getJson<{ results: { uuid: string }[] }>(`${httpUrl}/api/mails?limit=20&offset=0`, inboxes[0]!.jwt);
