@@ -344,6 +344,11 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       // (268 MB for 96 MB before the RESTART checkpoint); one restarted every round holds
       // about a round's worth (0.4x here).
       assert.ok(largestWal < written, `the WAL stayed small (largest ${largestWal} bytes, ${written} written)`);
+      // Once quiet, the next start of the WAL cuts a file longer than journal_size_limit back to it.
+      const after = restarts();
+      const deadline = Date.now() + 10_000;
+      while (restarts() === after && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(statSync(`${file}-wal`).size <= 32 * 1024 * 1024, `the WAL was cut back to 32 MiB (${statSync(`${file}-wal`).size} bytes)`);
     } finally {
       reader.close();
       await store.close();
