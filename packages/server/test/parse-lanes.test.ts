@@ -51,6 +51,54 @@ describe('parser lanes', () => {
     assert.deepEqual(order.slice(0, 6), ['large', 'small', 'large', 'small', 'large', 'small']);
   });
 
+  it('within a lane the client given a thread least recently goes next, each client\'s tasks in order', async () => {
+    const lanes = createParseLanes(1);
+    const order: string[] = [];
+    const never = new AbortController().signal;
+    const running = (await lanes.enter('large', never, 'a'))!;
+    const tasks = (
+      [
+        ['a2', 'a'],
+        ['a3', 'a'],
+        ['a4', 'a'],
+        ['b1', 'b'],
+        ['c1', 'c'],
+        ['b2', 'b'],
+      ] as const
+    ).map(async ([name, client]) => {
+      const leave = (await lanes.enter('large', never, client))!;
+      order.push(name);
+      await new Promise((r) => setImmediate(r));
+      leave();
+    });
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 6 });
+    running();
+    await Promise.all(tasks);
+    // One client queued three before the others came: they wait for the one it had running, not for all.
+    assert.deepEqual(order, ['b1', 'c1', 'a2', 'b2', 'a3', 'a4']);
+  });
+
+  it('an aborted wait leaves its client\'s turn to the others; close answers every client', async () => {
+    const lanes = createParseLanes(1);
+    const never = new AbortController().signal;
+    const running = (await lanes.enter('large', never, 'a'))!;
+    const abort = new AbortController();
+    const gone = lanes.enter('large', abort.signal, 'b');
+    const a2 = lanes.enter('large', never, 'a');
+    const c1 = lanes.enter('large', never, 'c');
+    abort.abort();
+    assert.equal(await gone, undefined, 'the aborted wait got no thread');
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 2 });
+    running();
+    // b's turn went with its wait: c, which had no thread yet, goes before a's second task.
+    const leave = await c1;
+    assert.equal(typeof leave, 'function');
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 1 });
+    lanes.close();
+    assert.equal(await a2, undefined, 'closed: the waiting client is answered without a thread');
+    leave!();
+  });
+
   it('takes as many tasks at once as it has threads, and no more', async () => {
     const lanes = createParseLanes(2);
     const never = new AbortController().signal;

@@ -395,6 +395,27 @@ describe('message parser', { timeout: 180_000 }, () => {
       }
     });
 
+    it('clients take turns at the parser: one that queues many slow messages delays another client\'s by one of them, not all', async () => {
+      const one = createMessageParser({ threads: 1 });
+      try {
+        // Each parsed alone, in the large lane, and 50 ms or more of parsing.
+        const hostile = manyParts(4_500, ['', 'x']);
+        const order: string[] = [];
+        const track = <T>(name: string, p: Promise<T>) => p.then((r) => (order.push(name), r));
+        const all = Array.from({ length: 6 }, (_, i) => track(`hostile ${i}`, one.parse(hostile, '192.0.2.1')));
+        // A newsletter from another client: large (an image), so it waits in the same lane.
+        const image = randomBytes(100 * 1024);
+        const other = track('other', one.parse(multipart([['Content-Type: text/plain', '', 'news'], attachmentPart('photo.jpg', image)], 'newsletter'), '198.51.100.7'));
+        const [parsed] = await Promise.all([other, ...all]);
+        // The first hostile one was given the thread before the others came; then the clients take turns.
+        assert.ok(order.indexOf('other') <= 1, `answered in turn: ${order.join(', ')}`);
+        assert.equal(parsed.degraded, false);
+        assert.ok(parsed.attachments[0]!.content.equals(image));
+      } finally {
+        await one.close();
+      }
+    });
+
     it(`up to ${SMALL_MAX_BOUNDARY_LINES} boundary lines a small message shares tasks and the small lane; past them, or past 64 KiB, it does not`, () => {
       const at = manyParts(SMALL_MAX_BOUNDARY_LINES - 1, ['', 'x']);
       const past = manyParts(SMALL_MAX_BOUNDARY_LINES, ['', 'x']);

@@ -76,8 +76,11 @@ export interface ParserOptions {
 }
 
 export interface MessageParser {
-  /** Never rejects, whatever the bytes. */
-  parse(raw: Buffer): Promise<ParsedMessage>;
+  /**
+   * Never rejects, whatever the bytes. `client`: who sent it (the SMTP client's key); the
+   * clients whose messages wait for a thread take turns (parse-lanes.ts).
+   */
+  parse(raw: Buffer, client?: string): Promise<ParsedMessage>;
   /** Attachment `index` of a stored message (mail kept before attachments were stored); undefined when unknown. */
   readAttachment(raw: Buffer, index: number): Promise<ParsedAttachment | undefined>;
   /**
@@ -225,7 +228,13 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
    * A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs).
    * `slot`: a thread the caller already has from the lanes (given back here); otherwise the task waits in its lane.
    */
-  async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number, slot?: () => void): Promise<R | 'failed' | 'unstarted'> {
+  async function run<R extends WorkerResult | ViewResult = WorkerResult>(
+    what: Op,
+    raw: Buffer,
+    ms: number,
+    slot?: () => void,
+    client?: string,
+  ): Promise<R | 'failed' | 'unstarted'> {
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
@@ -236,7 +245,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(), ms);
     };
-    const leave = slot ?? (await lanes.enter(laneOf(what, raw), abort.signal));
+    const leave = slot ?? (await lanes.enter(laneOf(what, raw), abort.signal, client));
     // Closed: the lanes give nothing, and a destroyed pool would start new workers for a late task.
     if (!leave || closed) {
       leave?.();
@@ -271,12 +280,12 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   }
 
   /** One message in a task of its own, then (if that fails) its header block in another. */
-  async function parseAlone(raw: Buffer, slot?: () => void): Promise<ParsedMessage> {
-    const full = await run({ op: 'parse' }, raw, timeoutMs, slot);
+  async function parseAlone(raw: Buffer, slot?: () => void, client?: string): Promise<ParsedMessage> {
+    const full = await run({ op: 'parse' }, raw, timeoutMs, slot, client);
     if (typeof full === 'object') return parsedOf(full, full.items[0]!);
     // No thread free for that long: reading the header block would wait as long again.
     if (full === 'unstarted') return nothing();
-    const head = await run({ op: 'headers' }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS);
+    const head = await run({ op: 'headers' }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS, undefined, client);
     if (typeof head !== 'object') return nothing();
     return { ...parsedOf(head, head.items[0]!), attachments: [], degraded: true };
   }
@@ -287,7 +296,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   // parse goes right after it, parse-lanes.ts). Messages completed in one turn (several
   // connections' reads) so share one trip to the thread: about 6% less CPU a mail at
   // the ingest bench's load (docs/benchmarks.md "Still open").
-  type Waiting = { raw: Buffer; resolve: (p: ParsedMessage) => void; since: number };
+  type Waiting = { raw: Buffer; client: string | undefined; resolve: (p: ParsedMessage) => void; since: number };
   let waiting: Waiting[] = [];
   /** Batches that have a thread; and whether one is asking the small lane for a thread. */
   let batchesOut = 0;
@@ -334,14 +343,14 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     if (typeof r === 'object') return batch.forEach((m, i) => m.resolve(parsedOf(r, r.items[i]!)));
     if (r === 'unstarted') return batch.forEach((m) => m.resolve(nothing()));
     // One of them failed or held the thread too long: each alone, so only that one pays.
-    await Promise.all(batch.map(async (m) => m.resolve(await parseAlone(m.raw))));
+    await Promise.all(batch.map(async (m) => m.resolve(await parseAlone(m.raw, undefined, m.client))));
   }
 
   return {
-    parse(raw) {
-      if (!isSmall(raw)) return parseAlone(raw);
+    parse(raw, client) {
+      if (!isSmall(raw)) return parseAlone(raw, undefined, client);
       return new Promise((resolve) => {
-        waiting.push({ raw, resolve, since: performance.now() });
+        waiting.push({ raw, client, resolve, since: performance.now() });
         if (sendScheduled) return;
         sendScheduled = true;
         setImmediate(sendAtTurnEnd);

@@ -33,6 +33,8 @@ export interface Envelope {
   recipients: Recipient[];
   /** The message as received (joined once, behind the Received: line). */
   message: MessageBuffer;
+  /** Who sent it, as the per-client limits count clients (an IPv4 address, an IPv6 /64): the parser's waiting messages take turns by it. */
+  client: string;
   trace: Omit<ReceivedTrace, 'recipient' | 'id' | 'date'>;
 }
 
@@ -186,7 +188,7 @@ export function createMailService(opts: MailServiceOptions) {
     // authentication checks run beside the parse, in a worker of their own, before the 250
     // (docs/decisions.md "Authentication verdicts").
     const [parsed, auth] = await Promise.all([
-      parser.parse(raw),
+      parser.parse(raw, env.client),
       opts.authenticator?.check(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, sender: env.sender }),
     ]);
     // Bounded like the metadata, so no field of a list item can grow without limit.

@@ -242,7 +242,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         }
         const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const bytes = opts.limits.bytes;
-        (bytes ? bytes.consume(clientKey(session.remoteAddress), Math.max(1, message.size)) : Promise.resolve(0))
+        const client = clientKey(session.remoteAddress);
+        (bytes ? bytes.consume(client, Math.max(1, message.size)) : Promise.resolve(0))
           .then((wait) => {
             if (wait) {
               metrics?.smtpMessage('deferred');
@@ -253,6 +254,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
                 sender,
                 recipients,
                 message,
+                client,
                 trace: {
                   helo: session.hostNameAppearsAs || 'unknown',
                   remoteAddress: session.remoteAddress,
