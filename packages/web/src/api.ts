@@ -2,9 +2,21 @@
 // the server sets (`jwt` for the active address, `session_id` for the session), so
 // no token is ever handled by script.
 import { s } from './strings.js';
-import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, PowChallenge, SessionListing } from '@temp-inbox/api';
+import type {
+  FullMail,
+  MailListItem,
+  MailMetadata,
+  MailsResponse,
+  NewAddressResponse,
+  PowChallenge,
+  SessionListing,
+  Webhook,
+  WebhookCreated,
+  WebhookDeliveriesResponse,
+  WebhookDelivery,
+} from '@temp-inbox/api';
 
-export type { FullMail, MailListItem, MailMetadata, SessionListing };
+export type { FullMail, MailListItem, MailMetadata, SessionListing, Webhook, WebhookCreated, WebhookDelivery };
 
 /** An error answer of the API: its status and its plain-text sentence. */
 export class ApiError extends Error {
@@ -56,6 +68,16 @@ export const api = {
   deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', `/api/mails/${encodeURIComponent(uuid)}`),
   clearInbox: () => call<{ success: boolean }>('DELETE', '/api/clear_inbox'),
   attachmentUrl: (uuid: string, id: string) => `/api/attachment/${encodeURIComponent(uuid)}/${encodeURIComponent(id)}`,
+  /** The active address's webhook, or null when it has none. */
+  webhook: () =>
+    call<Webhook>('GET', '/api/webhook').catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    }),
+  /** Sets or replaces the webhook; the answer holds its new secret, shown nowhere else. */
+  setWebhook: (url: string) => call<WebhookCreated>('PUT', '/api/webhook', { url }),
+  removeWebhook: () => call<{ success: boolean }>('DELETE', '/api/webhook'),
+  webhookDeliveries: (limit: number) => call<WebhookDeliveriesResponse>('GET', `/api/webhook/deliveries?limit=${limit}`),
 };
 
 /** The metadata JSON of a mail; an empty shape when it cannot be read. */

@@ -7,6 +7,7 @@ import { OpenInbox } from './open-inbox.js';
 import { PowStatus, solveProofOfWork, type PowState } from './proof-of-work.js';
 import { s } from './strings.js';
 import { Turnstile } from './turnstile.js';
+import { WebhookPanel } from './webhook-panel.js';
 
 /** Everything the page knows about the browser's session. */
 export type Session = SessionListing | null;
@@ -116,6 +117,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
           )}
         </div>
       )}
+      {session && <WebhookPanel key={session.activeAddress} />}
       <form class="create" onSubmit={create}>
         {config.customNames && (
           <input

@@ -34,6 +34,27 @@ export const s = {
   notifyHint: { off: 'Show a desktop notification when mail arrives while this tab is in the background', on: 'Desktop notifications of new mail are on; click to turn them off', blocked: 'Notifications are blocked for this site in the browser’s settings' },
   notifyBlocked: 'Notifications are blocked for this site: allow them in the browser’s site settings, then press Notify again.',
 
+  // The address's webhook (webhook-panel.tsx).
+  webhook: 'Webhook',
+  webhookIntro: 'Every mail this address receives is also POSTed as JSON to this URL, signed as Standard Webhooks says.',
+  webhookNone: 'No webhook yet.',
+  webhookUrl: 'Webhook URL',
+  webhookUrlPlaceholder: 'https://example.com/hooks/mail',
+  webhookSet: 'Set webhook',
+  webhookReplace: 'Replace',
+  webhookRemove: 'Remove webhook',
+  confirmWebhookRemove: 'Remove the webhook? Deliveries not yet made are dropped.',
+  webhookSince: (date: string) => `Set ${date}`,
+  webhookSecret: 'Signing secret',
+  webhookSecretOnce: 'Shown only now: keep it where your receiver verifies signatures. Replacing the URL makes a new one.',
+  webhookDeliveries: 'Recent deliveries',
+  webhookNoDeliveries: 'No deliveries yet.',
+  webhookRefresh: 'Refresh',
+  webhookOutcome: { delivered: 'Delivered', failed: 'Failed', gave_up: 'Gave up' } as Record<string, string>,
+  webhookAttempt: (n: number) => `attempt ${count(n)}`,
+  webhookStatus: (status: number | null) => (status === null ? 'no answer' : `HTTP ${status}`),
+  webhookRetry: (date: string) => `next try ${date}`,
+
   // Open an inbox made elsewhere.
   openInbox: 'Open an inbox',
   openInboxToken: 'Token of an inbox made with the API, SDK or CLI',
