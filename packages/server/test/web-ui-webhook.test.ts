@@ -44,6 +44,9 @@ describe('web UI: the address webhook', { skip: !ready && 'Chromium is not insta
     assert.match(shown, /^whsec_[A-Za-z0-9+/]{43}=$/);
     assert.equal(await page.locator('.webhook-current code').textContent(), r.url());
     assert.deepEqual(await axeViolations(page), [], 'the open panel, with its secret, has no accessibility violation');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.deepEqual(await axeViolations(page), [], 'nor in the dark theme');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // The secret on the page is the one the mail's POST is signed with.
     r.secret = shown;
