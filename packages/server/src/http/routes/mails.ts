@@ -8,12 +8,15 @@ import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
-import { createResponseCache } from '../response-cache.js';
+import { createResponseCache, DEFAULT_RESPONSE_CACHE_LIMITS } from '../response-cache.js';
+import { withRawStreamed } from '../raw-json.js';
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
 const notFoundResponse = errorResponse('Unknown, foreign, deleted or malformed uuid.');
 const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
+/** A mail whose message is larger than the response cache keeps is written as a stream, never built whole. */
+const STREAM_RAW_BYTES = DEFAULT_RESPONSE_CACHE_LIMITS.maxEntryBytes;
 
 export const toItem = (m: MailSummary): MailListItem => ({
   id: m.id,
@@ -133,6 +136,8 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       reused(Paths.mail, version, body);
       if (body === undefined) {
         const m = await mail.getMail(address.id, request.params.uuid);
+        // Too large to be kept in the cache: streamed, so it is never held whole as a string (raw-json.ts).
+        if (m.raw.length > STREAM_RAW_BYTES) return reply.type(JSON_TYPE).send(withRawStreamed(reply.serialize({ ...toItem(m), raw: '' }) as string, m.raw));
         body = Buffer.from(reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string);
         if (version !== undefined) cache.set(key, version, body);
       }
