@@ -279,12 +279,17 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
-  it('the worker starts each new WAL itself after a checkpoint that emptied it, and an idle server does nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-walrestart-'));
+  /** A store in a directory of its own, and a second connection that reads how often the worker started the WAL. */
+  const walStore = (prefix: string) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
     const file = join(dir, 'x.sqlite');
     const store = openSqliteStore(file);
     const reader = new Database(file, { readonly: true });
     const restarts = () => (reader.prepare('SELECT count FROM wal_restarts').pluck().get() as number | undefined) ?? 0;
+    return { dir, file, store, reader, restarts };
+  };
+  it('the worker starts each new WAL itself after a checkpoint that emptied it, and an idle server does nothing', async () => {
+    const { dir, store, reader, restarts } = walStore('temp-inbox-walrestart-');
     const until = async (ok: () => boolean, what: string) => {
       const deadline = Date.now() + 10_000;
       while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -312,11 +317,7 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
     }
   });
   it('under steady writes the WAL is still started again every round, so its file stays small', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-walsteady-'));
-    const file = join(dir, 'x.sqlite');
-    const store = openSqliteStore(file);
-    const reader = new Database(file, { readonly: true });
-    const restarts = () => (reader.prepare('SELECT count FROM wal_restarts').pluck().get() as number | undefined) ?? 0;
+    const { dir, file, store, reader, restarts } = walStore('temp-inbox-walsteady-');
     try {
       const a = (await store.createAddress('a@example.com', Date.now()))!;
       await new Promise((r) => setTimeout(r, 600));

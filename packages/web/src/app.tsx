@@ -6,24 +6,12 @@ import { Header, Welcome, type Session } from './header.js';
 import { Inbox } from './inbox.js';
 import { takeTokenFromHash } from './open-inbox.js';
 import { s } from './strings.js';
+import { useRun } from './use-run.js';
 
 export function App() {
   const [config, setConfig] = useState<UiConfig | undefined>();
   const [session, setSession] = useState<Session | undefined>();
-  const [error, setError] = useState<string>('');
-  const [busy, setBusy] = useState(false);
-
-  const run = useCallback(async (what: () => Promise<unknown>) => {
-    setBusy(true);
-    setError('');
-    try {
-      await what();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  }, []);
+  const { busy, error, run } = useRun();
 
   const loadSession = useCallback(async () => {
     try {

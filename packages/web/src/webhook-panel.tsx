@@ -7,6 +7,7 @@ import { api, type Webhook, type WebhookDelivery } from './api.js';
 import { CopyChip } from './copy-chip.js';
 import { fullDate, when } from './intl.js';
 import { s } from './strings.js';
+import { useRun } from './use-run.js';
 
 /** Attempts listed, newest first. */
 const SHOWN_DELIVERIES = 10;
@@ -18,20 +19,8 @@ export function WebhookPanel() {
   const [deliveries, setDeliveries] = useState<WebhookDelivery[]>([]);
   const [secret, setSecret] = useState('');
   const [url, setUrl] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-
-  const act = async (what: () => Promise<void>) => {
-    setBusy(true);
-    setError('');
-    try {
-      await what();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  // Errors are shown in the panel, not in the page's error line, which may be far from it.
+  const { busy, error, run: act } = useRun();
   const load = () =>
     act(async () => {
       const [current, attempts] = await Promise.all([api.webhook(), api.webhookDeliveries(SHOWN_DELIVERIES)]);
