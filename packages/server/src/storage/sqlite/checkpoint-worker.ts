@@ -84,7 +84,10 @@ const checkpoint = (closing = false) => {
     if (!closing && restartedAt !== undefined && dataVersion.get() === restartedAt) return;
     restartedAt = undefined;
     const [result] = passive.all() as CheckpointResult[];
-    if (!closing && result && result.log > 0 && emptied()) startWal();
+    // Only once the PASSIVE one copied all it saw: when it could not (a reader holds an
+    // older snapshot, as a long read does), a RESTART would hold the write lock for its
+    // whole wait for that reader, and fail.
+    if (!closing && result && result.log > 0 && result.checkpointed === result.log && emptied()) startWal();
   } catch {
     // SQLITE_BUSY and the like: the next round tries again.
   }
