@@ -3,7 +3,21 @@
 // one large parse, and large mail is never starved by a stream of small mail.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createParseLanes, type Lane } from '../src/mail/parse-lanes.js';
+import { createParseLanes, type Lane, type ParseLanes } from '../src/mail/parse-lanes.js';
+
+/**
+ * Tasks that wait in `lanes` (name, lane, client), each noting its name in `order` when it
+ * gets a thread and giving the thread back in a later turn, as a parse does.
+ */
+function queue(lanes: ParseLanes, order: string[], tasks: [name: string, lane: Lane, client?: string][]): Promise<void>[] {
+  const never = new AbortController().signal;
+  return tasks.map(async ([name, lane, client]) => {
+    const leave = (await lanes.enter(lane, never, client))!;
+    order.push(name);
+    await new Promise((r) => setImmediate(r));
+    leave();
+  });
+}
 
 describe('parser lanes', () => {
   it('with one thread, a small task waiting behind large ones goes right after the running one', async () => {
@@ -11,20 +25,12 @@ describe('parser lanes', () => {
     const order: string[] = [];
     const never = new AbortController().signal;
     const running = (await lanes.enter('large', never))!;
-    const tasks = (
-      [
-        ['L2', 'large'],
-        ['L3', 'large'],
-        ['S1', 'small'],
-        ['S2', 'small'],
-      ] as [string, Lane][]
-    ).map(async ([name, lane]) => {
-      const leave = (await lanes.enter(lane, never))!;
-      order.push(name);
-      // Each task ends in a later turn, as a parse does.
-      await new Promise((r) => setImmediate(r));
-      leave();
-    });
+    const tasks = queue(lanes, order, [
+      ['L2', 'large'],
+      ['L3', 'large'],
+      ['S1', 'small'],
+      ['S2', 'small'],
+    ]);
     assert.deepEqual(lanes.waiting(), { small: 2, large: 2 });
     running();
     await Promise.all(tasks);
@@ -56,21 +62,14 @@ describe('parser lanes', () => {
     const order: string[] = [];
     const never = new AbortController().signal;
     const running = (await lanes.enter('large', never, 'a'))!;
-    const tasks = (
-      [
-        ['a2', 'a'],
-        ['a3', 'a'],
-        ['a4', 'a'],
-        ['b1', 'b'],
-        ['c1', 'c'],
-        ['b2', 'b'],
-      ] as const
-    ).map(async ([name, client]) => {
-      const leave = (await lanes.enter('large', never, client))!;
-      order.push(name);
-      await new Promise((r) => setImmediate(r));
-      leave();
-    });
+    const tasks = queue(lanes, order, [
+      ['a2', 'large', 'a'],
+      ['a3', 'large', 'a'],
+      ['a4', 'large', 'a'],
+      ['b1', 'large', 'b'],
+      ['c1', 'large', 'c'],
+      ['b2', 'large', 'b'],
+    ]);
     assert.deepEqual(lanes.waiting(), { small: 0, large: 6 });
     running();
     await Promise.all(tasks);

@@ -219,6 +219,8 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   }
   let pool = startPool();
 
+  /** Where a task sits: a thread the caller already has, or the client whose turn it waits for. */
+  type Seat = { slot?: (() => void) | undefined; client?: string | undefined };
   type Op =
     | { op: 'parse' | 'headers' }
     | { op: 'attachment'; index: number }
@@ -226,15 +228,10 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     | { op: 'view' | 'view-headers'; attachmentsListed: number };
   /**
    * A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs).
-   * `slot`: a thread the caller already has from the lanes (given back here); otherwise the task waits in its lane.
+   * `slot`: a thread the caller already has from the lanes (given back here); otherwise the task
+   * waits in its lane, in `client`'s turn.
    */
-  async function run<R extends WorkerResult | ViewResult = WorkerResult>(
-    what: Op,
-    raw: Buffer,
-    ms: number,
-    slot?: () => void,
-    client?: string,
-  ): Promise<R | 'failed' | 'unstarted'> {
+  async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number, { slot, client }: Seat = {}): Promise<R | 'failed' | 'unstarted'> {
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
@@ -280,12 +277,12 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   }
 
   /** One message in a task of its own, then (if that fails) its header block in another. */
-  async function parseAlone(raw: Buffer, slot?: () => void, client?: string): Promise<ParsedMessage> {
-    const full = await run({ op: 'parse' }, raw, timeoutMs, slot, client);
+  async function parseAlone(raw: Buffer, seat: Seat = {}): Promise<ParsedMessage> {
+    const full = await run({ op: 'parse' }, raw, timeoutMs, seat);
     if (typeof full === 'object') return parsedOf(full, full.items[0]!);
     // No thread free for that long: reading the header block would wait as long again.
     if (full === 'unstarted') return nothing();
-    const head = await run({ op: 'headers' }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS, undefined, client);
+    const head = await run({ op: 'headers' }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS, { client: seat.client });
     if (typeof head !== 'object') return nothing();
     return { ...parsedOf(head, head.items[0]!), attachments: [], degraded: true };
   }
@@ -338,17 +335,17 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     });
   }
   async function parseBatch(batch: Waiting[], slot: () => void): Promise<void> {
-    if (batch.length === 1) return batch[0]!.resolve(await parseAlone(batch[0]!.raw, slot));
-    const r = await run({ op: 'batch', sizes: batch.map((m) => m.raw.length) }, Buffer.concat(batch.map((m) => m.raw)), timeoutMs, slot);
+    if (batch.length === 1) return batch[0]!.resolve(await parseAlone(batch[0]!.raw, { slot }));
+    const r = await run({ op: 'batch', sizes: batch.map((m) => m.raw.length) }, Buffer.concat(batch.map((m) => m.raw)), timeoutMs, { slot });
     if (typeof r === 'object') return batch.forEach((m, i) => m.resolve(parsedOf(r, r.items[i]!)));
     if (r === 'unstarted') return batch.forEach((m) => m.resolve(nothing()));
     // One of them failed or held the thread too long: each alone, so only that one pays.
-    await Promise.all(batch.map(async (m) => m.resolve(await parseAlone(m.raw, undefined, m.client))));
+    await Promise.all(batch.map(async (m) => m.resolve(await parseAlone(m.raw, { client: m.client }))));
   }
 
   return {
     parse(raw, client) {
-      if (!isSmall(raw)) return parseAlone(raw, undefined, client);
+      if (!isSmall(raw)) return parseAlone(raw, { client });
       return new Promise((resolve) => {
         waiting.push({ raw, client, resolve, since: performance.now() });
         if (sendScheduled) return;
