@@ -13,7 +13,8 @@ import { sqliteOperatorStore } from './sqlite-operator.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
-import { indexWord, indexWords, queryWords } from '../search-words.js';
+import { indexWord, queryWords } from '../search-words.js';
+import { createSearchQueue } from './search-queue.js';
 import { PART_BYTES, partsOf } from '../parts.js';
 
 /** Messages and attachments above this size are stored in parts of this size (their own row holds the first; storage/parts.ts). */
@@ -62,6 +63,8 @@ const toAddress = (r: { id: number; address: string; created_at: number }): Addr
 export interface SqliteOptions {
   /** FULL: every commit is on disk before the store reports it. NORMAL: survives a crash of the process, not of the machine. */
   synchronous?: 'FULL' | 'NORMAL';
+  /** How long after a delivery its words reach the search index (search-queue.ts); a search never waits for it. */
+  searchIndexDelayMs?: number;
 }
 
 
@@ -136,7 +139,6 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, raw_parts, body_id, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)',
     ),
     insertBody: db.prepare('INSERT INTO bodies (refs, parts, data) VALUES (?, ?, ?)'),
-    indexMail: db.prepare('INSERT INTO mail_search (rowid, words) VALUES (?, ?)'),
     // The admin's mails per day (sqlite-operator.ts), counted in the delivery's transaction.
     countDay: db.prepare('INSERT INTO mail_days (day, shard, mails) VALUES (?, 0, ?) ON CONFLICT (day, shard) DO UPDATE SET mails = mails + excluded.mails'),
     // Newest first in the index's own order (rowid = mails.id, in delivery order), so the
@@ -197,6 +199,9 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     dataVersion: db.prepare('PRAGMA data_version').pluck(),
   };
 
+  // Each stored mail's words, indexed for search after its delivery (search-queue.ts).
+  const searchQueue = createSearchQueue(db, { delayMs: options.searchIndexDelayMs, unlessBusy });
+  let searchQueued = false;
   // Each stored mail's webhook deliveries, queued in its own transaction (docs/decisions.md "Webhooks").
   const queueWebhooks = sqliteWebhookQueue(db);
   let deliveriesQueued = 0;
@@ -225,7 +230,10 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
           .lastInsertRowid,
       );
-      if (m.searchText) q.indexMail.run(id, indexWords(m.addressId, m.searchText).join(' '));
+      if (m.searchText) {
+        searchQueue.add(id, m.addressId, m.searchText);
+        searchQueued = true;
+      }
       deliveriesQueued += queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
@@ -263,6 +271,10 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
           return { error };
         }
       });
+    }
+    if (searchQueued) {
+      searchQueued = false;
+      searchQueue.added();
     }
     const settle = (syncError?: unknown) =>
       batch.forEach((b, i) => {
@@ -337,6 +349,8 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       if (words.length === 0) return { results: [], count: 0 };
       // Words are letters and digits only, so quoting them is all the escaping FTS5 needs.
       const match = words.map((w) => `"${indexWord(addressId, w)}"*`).join(' AND ');
+      // Mail delivered since the last batch is indexed first, so a search finds every mail stored.
+      await searchQueue.catchUp();
       const rows = q.searchMails.all(match, addressId, limit, offset) as MailRow[];
       const count = offset === 0 && rows.length < limit ? rows.length : (q.countSearch.get(match) as number);
       return { results: rows.map(toSummary), count };
@@ -411,6 +425,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     async close() {
       if (!db.open) return;
       flushPending();
+      searchQueue.close();
       await walSync?.close();
       await checkpointer?.close();
       db.close();
