@@ -108,6 +108,10 @@ for (let i = 0; i < args.count; i++) {
   }
 }
 if (batch.length) await flush(batch);
+// SQLite writes the search index after each delivery, in batches (storage/sqlite/search-queue.ts),
+// and a search indexes whatever is still queued first: done here, so that the server starts on a
+// store whose index is complete, as it is after hours of steady mail.
+if (args.search && !postgres) await store.searchMails(addresses[0]!.id, 'code', 1, 0);
 await bulk?.end();
 await store.close();
 const first = { id: addresses[0]!.id, address: addresses[0]!.address };
