@@ -96,6 +96,18 @@ describe('sqlite: the search index is written after the delivery', () => {
     assert.equal((await store.searchMails(b.id, 'too', 10, 0)).count, 1);
   });
 
+  it('a search indexes a queue longer than one batch (256) before it answers', async () => {
+    const file = fileOf();
+    const store = open(file, NEVER);
+    const a = (await store.createAddress('a@example.com', Date.now()))!;
+    await store.insertMails(Array.from({ length: 600 }, (_, i) => mail(a.id, `marmalade n${i}`)));
+    assert.equal(pending(file), 600);
+    const found = await store.searchMails(a.id, 'marmalade', 10, 0);
+    assert.equal(found.count, 600);
+    assert.equal(found.results.length, 10);
+    assert.equal(pending(file), 0);
+  });
+
   it('a mail deleted, soft-deleted or purged while queued leaves the queue and is never indexed', async () => {
     const file = fileOf();
     const store = open(file, NEVER);

@@ -88,7 +88,11 @@ export function createSearchQueue(db: Database.Database, opts: SearchQueueOption
       schedule(delayMs);
     },
     async catchUp() {
-      while (q.any.get() !== undefined) await opts.unlessBusy(indexBatch);
+      while (q.any.get() !== undefined) {
+        // More than one batch: the event loop is let go between them, as the timer's batches do.
+        await opts.unlessBusy(indexBatch);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
     close() {
       closed = true;
