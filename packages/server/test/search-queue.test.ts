@@ -5,15 +5,16 @@
 // indexed, and that what one connection left queued is indexed by the next.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import type { NewMail, Store } from '../src/storage/store.js';
+import type { AddressRecord, Store } from '../src/storage/store.js';
+import { newMail } from './helpers/store-contract.js';
 
 const NEVER = 3_600_000;
+const mail = (to: AddressRecord, searchText: string) => newMail(to, Date.now(), { searchText });
 
 describe('sqlite: the search index is written after the delivery', () => {
   const dirs: string[] = [];
@@ -33,18 +34,6 @@ describe('sqlite: the search index is written after the delivery', () => {
     stores.push(store);
     return store;
   };
-  const mail = (addressId: number, searchText: string): NewMail => ({
-    uuid: randomUUID(),
-    addressId,
-    address: 'a@example.com',
-    source: '',
-    messageId: '',
-    metadata: '{}',
-    trace: Buffer.alloc(0),
-    body: { raw: Buffer.from('Subject: x\r\n\r\nx\r\n'), attachments: [] },
-    createdAt: Date.now(),
-    searchText,
-  });
   /** What another connection sees: the queue's length, and the mails the index holds for a word of an address. */
   const read = <T>(file: string, query: (db: Database.Database) => T): T => {
     const db = new Database(file, { readonly: true });
@@ -69,7 +58,7 @@ describe('sqlite: the search index is written after the delivery', () => {
     const file = fileOf();
     const store = open(file, 50);
     const a = (await store.createAddress('a@example.com', Date.now()))!;
-    const [id] = await store.insertMails([mail(a.id, 'Hello marmalade')]);
+    const [id] = await store.insertMails([mail(a, 'Hello marmalade')]);
     assert.equal(pending(file), 1, 'queued in the delivery');
     assert.deepEqual(indexed(file, a.id, 'marmalade'), [], 'not yet in the index');
     await until('the queue is empty', () => pending(file) === 0);
@@ -82,8 +71,8 @@ describe('sqlite: the search index is written after the delivery', () => {
     const store = open(file, NEVER);
     const a = (await store.createAddress('a@example.com', Date.now()))!;
     const b = (await store.createAddress('b@example.com', Date.now()))!;
-    const [m1] = await store.insertMails([mail(a.id, 'your code marmalade')]);
-    await store.insertMails([mail(b.id, 'marmalade too')]);
+    const [m1] = await store.insertMails([mail(a, 'your code marmalade')]);
+    await store.insertMails([mail(b, 'marmalade too')]);
     assert.equal(pending(file), 2);
     const found = await store.searchMails(a.id, 'marm', 10, 0);
     assert.deepEqual(
@@ -100,7 +89,7 @@ describe('sqlite: the search index is written after the delivery', () => {
     const file = fileOf();
     const store = open(file, NEVER);
     const a = (await store.createAddress('a@example.com', Date.now()))!;
-    await store.insertMails(Array.from({ length: 600 }, (_, i) => mail(a.id, `marmalade n${i}`)));
+    await store.insertMails(Array.from({ length: 600 }, (_, i) => mail(a, `marmalade n${i}`)));
     assert.equal(pending(file), 600);
     const found = await store.searchMails(a.id, 'marmalade', 10, 0);
     assert.equal(found.count, 600);
@@ -113,12 +102,12 @@ describe('sqlite: the search index is written after the delivery', () => {
     const store = open(file, NEVER);
     const a = (await store.createAddress('a@example.com', Date.now()))!;
     const gone = (await store.createAddress('gone@example.com', Date.now()))!;
-    const kept = mail(a.id, 'marmalade kept');
-    const soft = mail(a.id, 'marmalade soft');
+    const kept = mail(a, 'marmalade kept');
+    const soft = mail(a, 'marmalade soft');
     const [keptId] = await store.insertMails([kept]);
     await store.insertMails([soft]);
-    await store.insertMails([mail(gone.id, 'marmalade gone')]);
-    const old = { ...mail(a.id, 'marmalade old'), createdAt: Date.now() - 10 * 86_400_000 };
+    await store.insertMails([mail(gone, 'marmalade gone')]);
+    const old = newMail(a, Date.now() - 10 * 86_400_000, { searchText: 'marmalade old' });
     await store.insertMails([old]);
     assert.equal(pending(file), 4);
     assert.equal(await store.softDeleteMail(a.id, soft.uuid), true);
@@ -140,7 +129,7 @@ describe('sqlite: the search index is written after the delivery', () => {
     const a = (await first.createAddress('a@example.com', Date.now()))!;
     // More than one batch (256), each delivery its own transaction as SMTP makes them.
     const ids: number[] = [];
-    for (let i = 0; i < 600; i++) ids.push(...(await first.insertMails([mail(a.id, `marmalade n${i}`)])));
+    for (let i = 0; i < 600; i++) ids.push(...(await first.insertMails([mail(a, `marmalade n${i}`)])));
     await first.close();
     assert.equal(pending(file), 600, 'closing leaves the queue for the next start');
     open(file, NEVER);
@@ -153,7 +142,7 @@ describe('sqlite: the search index is written after the delivery', () => {
     const file = fileOf();
     const store = open(file, NEVER);
     const a = (await store.createAddress('a@example.com', Date.now()))!;
-    const [id] = await store.insertMails([mail(a.id, 'marmalade')]);
+    const [id] = await store.insertMails([mail(a, 'marmalade')]);
     const other = new Database(file);
     other.exec('BEGIN IMMEDIATE');
     let settled = false;

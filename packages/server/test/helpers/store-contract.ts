@@ -43,7 +43,7 @@ const TF = 4_000_000_000_000;
 let mailSeq = 0;
 
 /** A mail with an empty trace line whose whole message is `raw` (or a small default). */
-function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> & { raw?: Buffer } = {}): NewMail {
+export function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> & { raw?: Buffer } = {}): NewMail {
   const n = ++mailSeq;
   const { raw, ...rest } = over;
   return {
