@@ -17,8 +17,8 @@ import { indexWords } from '../search-words.js';
 /** How long after a delivery the index is brought up to date (a search does it at once). */
 export const SEARCH_INDEX_DELAY_MS = 100;
 /**
- * Mails indexed per transaction: the event loop is held for one batch (about 15 µs a
- * mail), and the timer's batches follow one another with the loop free between them.
+ * Mails indexed per transaction: the event loop is held for one batch at a time, and
+ * batches follow one another with the loop free between them.
  */
 const BATCH = 256;
 
