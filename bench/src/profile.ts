@@ -16,9 +16,10 @@ import { join, relative } from 'node:path';
 import { createAddress, getJson } from './lib/http.js';
 import { httpLoad } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
-import { CHILDREN_DIR, SERVER_MAIN, SERVER_NODE_FLAGS, ROOT } from './lib/paths.js';
+import { SERVER_MAIN, SERVER_NODE_FLAGS, ROOT } from './lib/paths.js';
 import { cpuSecondsByThread, makeTempDir, removeAllTempDirs, startChild, stopAllChildren, waitForOutput } from './lib/procs.js';
 import { blast } from './lib/smtp-client.js';
+import { LOOP_DELAY_PRELOAD, loopDelaySince } from './lib/loop-delay.js';
 import { benchEnv } from './lib/temp-inbox.js';
 
 const [mode = 'smtp', secondsArg = '8', level = 'info', ...settings] = process.argv.slice(2);
@@ -38,7 +39,7 @@ const delayFile = join(dataDir, 'loop-delay.json');
 const child = startChild({
   name: 'profiled',
   args: [SERVER_MAIN],
-  nodeFlags: byThread ? [...SERVER_NODE_FLAGS, '--import', join(CHILDREN_DIR, 'loop-delay.mjs')] : [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
+  nodeFlags: byThread ? [...SERVER_NODE_FLAGS, '--import', LOOP_DELAY_PRELOAD] : [...SERVER_NODE_FLAGS, '--cpu-prof', `--cpu-prof-dir=${profDir}`],
   env: {
     ...benchEnv(),
     DATA_DIR: dataDir,
@@ -49,23 +50,7 @@ const child = startChild({
 });
 
 /** The event loop's delay since the last call (the preload starts over on each). */
-async function loopDelay(): Promise<{ p99: number; max: number }> {
-  const read = () => {
-    try {
-      return JSON.parse(readFileSync(delayFile, 'utf8')) as { seq: number; p99: number; max: number };
-    } catch {
-      return undefined; // not written yet, or caught mid-write
-    }
-  };
-  const before = read()?.seq ?? 0;
-  process.kill(child.pid, 'SIGUSR2');
-  for (let i = 0; i < 250; i++) {
-    const r = read();
-    if (r && r.seq > before) return r;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the server did not report its event-loop delay');
-}
+const loopDelay = () => loopDelaySince(child.pid, delayFile);
 try {
   const m = await waitForOutput(child, /HTTP on (http:\/\/[^\s,]+), SMTP on port (\d+)/);
   const [httpUrl, smtpPort] = [m[1]!, Number(m[2])];

@@ -21,11 +21,13 @@ import { memory } from './memory.js';
 import { search } from './search.js';
 import { smtpIngest } from './smtp-ingest.js';
 import { startup } from './startup.js';
+import { streams } from './streams.js';
 
 const BENCHES: Record<string, Bench> = {
   'api-read': apiRead,
   'smtp-ingest': smtpIngest,
   latency,
+  streams,
   growth,
   memory,
   hostile,
