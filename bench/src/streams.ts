@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createAddress } from './lib/http.js';
 import { LOOP_DELAY_PRELOAD, loopDelaySince, type LoopDelay } from './lib/loop-delay.js';
 import { messageTemplate } from './lib/messages.js';
-import { memoryOf, sleep } from './lib/procs.js';
+import { makeTempDir, memoryOf, sleep } from './lib/procs.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 import { SmtpConnection } from './lib/smtp-client.js';
 import { fmt, MB, percentile, round } from './lib/stats.js';
@@ -51,9 +51,12 @@ export const streams: Bench = async (ctx) => {
   const open: { close(): void }[] = [];
   const conns: SmtpConnection[] = [];
   try {
-    const delayFile = join(process.env['TMPDIR'] ?? '/tmp', `temp-inbox-streams-${process.pid}.json`);
+    // The preload writes the delay here, in the server's data directory (removed with it).
+    const dataDir = makeTempDir('data');
+    const delayFile = join(dataDir, 'loop-delay.json');
     server = await startTempInbox({
       name: 'temp-inbox-streams',
+      dataDir,
       preload: LOOP_DELAY_PRELOAD,
       // The load generator is one client holding every stream; the node's own cap stays as shipped.
       env: { EVENTS_PER_CLIENT: String(addressCount * PER_ADDRESS_WIDE), LOOP_DELAY_FILE: delayFile },
