@@ -11,6 +11,7 @@ import { blast, SmtpConnection } from './lib/smtp-client.js';
 import { fmt, MB, round } from './lib/stats.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 import { startSmtpSink } from './lib/baselines.js';
+import { benchSchema, dropSchema, PG_URL, pgReachable } from './lib/pg.js';
 
 const RSS_TARGET = 200 * MB;
 const BIG_FACTOR = 3;
@@ -105,6 +106,36 @@ export const memory: Bench = async (ctx) => {
     }
     const sinkRise = sinkDeliver.peak - sinkDeliver.before;
 
+    // The same message into a server on PostgreSQL (informational): its first and its
+    // second, since memory the first leaves behind shows as a smaller second rise.
+    let onPg: { first: Awaited<ReturnType<typeof peakDuring>>; second: Awaited<ReturnType<typeof peakDuring>> } | undefined;
+    if (await pgReachable()) {
+      const schema = benchSchema('memory');
+      let pgServer: TempInbox | undefined;
+      try {
+        pgServer = await startTempInbox({ name: 'temp-inbox-memory-postgres', env: { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } });
+        const pgPid = pgServer.child.pid;
+        const to = await createAddress(pgServer.httpUrl);
+        await blast({ port: pgServer.smtpPort, connections: 10, messages: Math.min(count, 2_000), recipient: () => to.address, message: messageTemplate(3 * 1024, `mempg${Date.now()}`) });
+        await sleep(2000);
+        const once = () =>
+          peakDuring(pgPid, async () => {
+            const c = await SmtpConnection.open(pgServer!.smtpPort);
+            try {
+              return await c.send('loadgen@bench.example.com', to.address, big);
+            } finally {
+              await c.close();
+            }
+          });
+        const first = await once();
+        await sleep(1000);
+        onPg = { first, second: await once() };
+      } finally {
+        await pgServer?.stop();
+        await dropSchema(schema);
+      }
+    } else ctx.log(`PostgreSQL: not reachable at ${PG_URL}; its row is not measured`);
+
     const rows: Row[] = [
       {
         bench: 'memory',
@@ -147,6 +178,21 @@ export const memory: Bench = async (ctx) => {
         values: { before: read.before, peak: read.peak, after: read.after, responseBytes: read.result, factor: round(readRise / big.length, 3) },
       },
     ];
+    if (onPg) {
+      const [first, second] = [onPg.first.peak - onPg.first.before, onPg.second.peak - onPg.second.before];
+      rows.push({
+        bench: 'memory',
+        measure: 'the same message on PostgreSQL, first and second',
+        ours: `+${fmt(first / MB)} MB, then +${fmt(second / MB)} MB`,
+        baseline: `${fmt(onPg.first.before / MB)} MB before`,
+        result: `${fmt(first / big.length)}×, then ${fmt(second / big.length)}× its size`,
+        target: '(none)',
+        verdict: 'info',
+        values: { firstBefore: onPg.first.before, firstPeak: onPg.first.peak, secondBefore: onPg.second.before, secondPeak: onPg.second.peak, first: round(first / big.length, 3), second: round(second / big.length, 3) },
+      });
+    } else {
+      rows.push({ bench: 'memory', measure: 'the same message on PostgreSQL', ours: '', baseline: '', result: `no PostgreSQL at ${PG_URL}`, target: '(none)', verdict: 'not measured' });
+    }
     return { rows, details: { count, ingest, atStart, afterIngest, hwmIngest, deliver: { ...deliver, result: undefined }, read: { ...read, result: undefined }, sink: { ...sinkDeliver, result: undefined } } };
   } finally {
     await server?.stop();

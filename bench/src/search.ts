@@ -8,12 +8,11 @@
 // 127.0.0.1:5432/test (BENCH_DATABASE_URL to change), dropped afterwards; without a
 // reachable PostgreSQL its rows say "not measured". --quick: a store of 20,000 with an
 // inbox of 2,000 (the row says so), to keep the bench alive in CI, not to judge it.
-import { randomBytes } from 'node:crypto';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { httpRequest } from './lib/http.js';
+import { benchSchema, dropSchema, PG_URL, pgReachable } from './lib/pg.js';
 import { CHILDREN_DIR } from './lib/paths.js';
 import { makeTempDir, removeTempDir, runChild } from './lib/procs.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
@@ -22,8 +21,6 @@ import { fmt, percentile, round } from './lib/stats.js';
 import { jwtFor, startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 
 const TARGET_MS = 100;
-// The user named in the URL: libpq's default (the login name) is not there when USER is unset.
-const PG_URL = process.env['BENCH_DATABASE_URL'] ?? `postgres://${encodeURIComponent(process.env['PGUSER'] ?? userInfo().username)}@127.0.0.1:5432/test`;
 
 interface Seeded {
   seconds: number;
@@ -35,29 +32,6 @@ async function seed(spec: Record<string, unknown>): Promise<Seeded> {
   const m = /SEEDED (\{.*\})/.exec(out);
   if (!m) throw new Error(`seeding printed no result:\n${out.slice(-2000)}`);
   return JSON.parse(m[1]!) as Seeded;
-}
-
-async function pgReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await client.end();
-  }
 }
 
 interface QueryResult {
@@ -136,7 +110,7 @@ export const search: Bench = async (ctx) => {
     ctx.log(`PostgreSQL: not reachable at ${PG_URL}; not measured`);
     report('PostgreSQL tsvector', undefined, `no PostgreSQL at ${PG_URL}`);
   } else {
-    const schema = `bench_search_${randomBytes(4).toString('hex')}`;
+    const schema = benchSchema('search');
     let server: TempInbox | undefined;
     try {
       const t0 = performance.now();
