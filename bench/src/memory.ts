@@ -36,6 +36,16 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ res
   return { result, before, peak: Math.max(sampled, hwmReset ? m.hwm : 0), after: m.rss, hwmReset };
 }
 
+/** One message over a connection of its own. */
+async function sendOne(port: number, to: string, message: Buffer) {
+  const c = await SmtpConnection.open(port);
+  try {
+    return await c.send('loadgen@bench.example.com', to, message);
+  } finally {
+    await c.close();
+  }
+}
+
 export const memory: Bench = async (ctx) => {
   const count = ctx.quick ? 1_000 : 100_000;
   let server: TempInbox | undefined;
@@ -63,14 +73,7 @@ export const memory: Bench = async (ctx) => {
 
     ctx.log('one 10 MB message');
     const big = bigMessage(BIG_BYTES, inboxes[0]!.address);
-    const deliver = await peakDuring(pid, async () => {
-      const c = await SmtpConnection.open(server!.smtpPort);
-      try {
-        return await c.send('loadgen@bench.example.com', inboxes[0]!.address, big);
-      } finally {
-        await c.close();
-      }
-    });
+    const deliver = await peakDuring(pid, () => sendOne(server!.smtpPort, inboxes[0]!.address, big));
     const rise = deliver.peak - deliver.before;
 
     // Reading it back (informational): GET /api/mail/{uuid} returns the raw message as JSON.
@@ -93,14 +96,7 @@ export const memory: Bench = async (ctx) => {
     try {
       await blast({ port: sink.port, connections: 10, messages: Math.min(count, 10_000), recipient: () => 'sink@bench.example.com', message: messageTemplate(3 * 1024, `memsink${Date.now()}`) });
       await sleep(2000);
-      sinkDeliver = await peakDuring(sink.child.pid, async () => {
-        const c = await SmtpConnection.open(sink.port);
-        try {
-          return await c.send('loadgen@bench.example.com', 'sink@bench.example.com', big);
-        } finally {
-          await c.close();
-        }
-      });
+      sinkDeliver = await peakDuring(sink.child.pid, () => sendOne(sink.port, 'sink@bench.example.com', big));
     } finally {
       await sink.stop();
     }
@@ -118,15 +114,7 @@ export const memory: Bench = async (ctx) => {
         const to = await createAddress(pgServer.httpUrl);
         await blast({ port: pgServer.smtpPort, connections: 10, messages: Math.min(count, 2_000), recipient: () => to.address, message: messageTemplate(3 * 1024, `mempg${Date.now()}`) });
         await sleep(2000);
-        const once = () =>
-          peakDuring(pgPid, async () => {
-            const c = await SmtpConnection.open(pgServer!.smtpPort);
-            try {
-              return await c.send('loadgen@bench.example.com', to.address, big);
-            } finally {
-              await c.close();
-            }
-          });
+        const once = () => peakDuring(pgPid, () => sendOne(pgServer!.smtpPort, to.address, big));
         const first = await once();
         await sleep(1000);
         onPg = { first, second: await once() };

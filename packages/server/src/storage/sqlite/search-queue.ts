@@ -23,10 +23,12 @@ export const SEARCH_INDEX_DELAY_MS = 100;
 const BATCH = 256;
 
 export interface SearchQueue {
-  /** In the delivery's transaction: `text` is what the mail is found by (uniqueness and namespacing are done here, later). */
+  /**
+   * In the delivery's transaction: `text` is what the mail is found by (uniqueness and
+   * namespacing are done here, later). The index is brought up to date within
+   * SEARCH_INDEX_DELAY_MS (if the transaction rolls back, that run finds nothing to do).
+   */
   add(mailId: number, addressId: number, text: string): void;
-  /** After a commit that added some: the index is brought up to date within SEARCH_INDEX_DELAY_MS. */
-  added(): void;
   /** Indexes everything pending (another connection's too), waiting off the event loop while the database is locked. */
   catchUp(): Promise<void>;
   /** Stops the timer; what is pending stays queued for the next start. */
@@ -83,8 +85,6 @@ export function createSearchQueue(db: Database.Database, opts: SearchQueueOption
   return {
     add(mailId, addressId, text) {
       q.add.run(mailId, addressId, text);
-    },
-    added() {
       schedule(delayMs);
     },
     async catchUp() {

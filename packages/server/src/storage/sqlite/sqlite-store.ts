@@ -201,7 +201,6 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
 
   // Each stored mail's words, indexed for search after its delivery (search-queue.ts).
   const searchQueue = createSearchQueue(db, { delayMs: options.searchIndexDelayMs, unlessBusy });
-  let searchQueued = false;
   // Each stored mail's webhook deliveries, queued in its own transaction (docs/decisions.md "Webhooks").
   const queueWebhooks = sqliteWebhookQueue(db);
   let deliveriesQueued = 0;
@@ -230,10 +229,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
           .lastInsertRowid,
       );
-      if (m.searchText) {
-        searchQueue.add(id, m.addressId, m.searchText);
-        searchQueued = true;
-      }
+      if (m.searchText) searchQueue.add(id, m.addressId, m.searchText);
       deliveriesQueued += queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true);
       return id;
     });
@@ -271,10 +267,6 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
           return { error };
         }
       });
-    }
-    if (searchQueued) {
-      searchQueued = false;
-      searchQueue.added();
     }
     const settle = (syncError?: unknown) =>
       batch.forEach((b, i) => {
