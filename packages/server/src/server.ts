@@ -168,6 +168,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         maxLineBytes: config.smtpMaxLineBytes,
         maxRecipients: config.smtpMaxRecipients,
         badRecipientDelayMs: config.smtpBadRecipientDelayMs,
+        greetingDelayMs: config.smtpGreetingDelayMs,
         limits: {
           messages: createWindowLimiter('SMTP_MESSAGES', config.smtpRateMessages, redis, config.redisKeyPrefix),
           recipients: createWindowLimiter('SMTP_RECIPIENTS', config.smtpRateRecipients, redis, config.redisKeyPrefix),

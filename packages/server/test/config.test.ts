@@ -95,6 +95,18 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ RATE_LIMIT_MAILTM_TOKEN: '5/600' }).rateLimits.MAILTM_TOKEN, { max: 5, windowSeconds: 600 });
   });
 
+  it('reads SMTP_GREETING_DELAY: 0 (greet at once) by default, a duration up to 1m', () => {
+    assert.equal(loadConfig({}).smtpGreetingDelayMs, 0);
+    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '0' }).smtpGreetingDelayMs, 0);
+    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '250ms' }).smtpGreetingDelayMs, 250);
+    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '1m' }).smtpGreetingDelayMs, 60_000, 'the limit');
+    assert.throws(
+      () => loadConfig({ SMTP_GREETING_DELAY: '60001ms' }),
+      (err: unknown) => err instanceof ConfigError && err.message.startsWith('SMTP_GREETING_DELAY is invalid: expected at most 1m'),
+      'one past the limit',
+    );
+  });
+
   const bad: [string, string][] = [
     ['HTTP_PORT', '70000'],
     ['SMTP_PORT', 'abc'],
@@ -116,6 +128,9 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['AUTH_CHECKS', 'sometimes'],
     ['DNS_SERVERS', 'resolver.example'],
+    ['SMTP_GREETING_DELAY', 'soon'],
+    ['SMTP_GREETING_DELAY', '-1s'],
+    ['SMTP_GREETING_DELAY', '2m'],
   ];
   for (const [name, value] of bad) {
     it(`refuses ${name}=${value} with one line naming the variable`, () => {

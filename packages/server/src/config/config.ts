@@ -90,6 +90,8 @@ export interface Config {
   smtpTransactionTimeoutMs: number;
   smtpMaxBadRecipients: number;
   smtpBadRecipientDelayMs: number;
+  /** Pause before each connection's greeting (smtp/greeting.ts). */
+  smtpGreetingDelayMs: number;
   smtpRateMessages: RateLimitRule;
   smtpRateRecipients: RateLimitRule;
   smtpRateBytes: RateLimitRule;

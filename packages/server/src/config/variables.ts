@@ -327,6 +327,18 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.smtpBadRecipientDelayMs = r === '0' ? 0 : duration(r)),
   },
   {
+    name: 'SMTP_GREETING_DELAY',
+    default: '0',
+    accepts: 'duration up to 1m, or 0',
+    description:
+      'Pause between accepting an SMTP connection and its 220 greeting; a client that talks during it gets 421 and is closed (an "early talker", a spam trait). 0 greets at once.',
+    set: (c, r) => {
+      const ms = r === '0' ? 0 : duration(r);
+      if (ms > 60_000) throw new ConfigError('at most 1m (clients wait 5 minutes for the greeting, RFC 5321 §4.5.3.2.1)');
+      c.smtpGreetingDelayMs = ms;
+    },
+  },
+  {
     name: 'SMTP_RATE_MESSAGES',
     default: '120/60',
     accepts: '<max>/<seconds>, or 0',

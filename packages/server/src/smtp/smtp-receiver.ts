@@ -19,6 +19,7 @@ import { createOpenCounter } from '../limits/open-counter.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
+import { connectWithGreeting } from './greeting.js';
 import { groupReplies } from './reply-grouping.js';
 
 export interface SmtpOptions {
@@ -42,6 +43,8 @@ export interface SmtpOptions {
   maxBadRecipients: number;
   /** Delay of each refused recipient after the first BAD_RECIPIENTS_FREE. */
   badRecipientDelayMs: number;
+  /** Pause before each connection's 220 (greeting.ts); 0 greets at once. */
+  greetingDelayMs: number;
   /** Per client and window; absent = no limit. */
   limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
 }
@@ -99,7 +102,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       }
       socket.once('close', release);
       groupReplies(socket, tls !== undefined);
-      super.connect(socket, socketOptions);
+      connectWithGreeting(this, opts.greetingDelayMs, () => super.connect(socket, socketOptions));
     }
   }
 
@@ -127,6 +130,13 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     logger: false,
     socketTimeout: 60_000,
     closeTimeout: 5_000,
+
+    // Nothing to check here (refusals happen in connect() above), so the connection is
+    // ready as soon as greeting.ts says: smtp-server's default answers a tick later, and
+    // a client that sent in that tick was taken for an early talker.
+    onConnect(_session, callback) {
+      callback();
+    },
 
     onMailFrom(address, session, callback) {
       const s = stateOf(session);

@@ -1,0 +1,113 @@
+// When a connection is greeted (SMTP_GREETING_DELAY, smtp/greeting.ts): at once by
+// default, so a client that sends without waiting for the 220 is served; after the
+// configured pause otherwise, with an early talker refused. Exactly one greeting
+// either way, and none for a connection refused before it.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { client, createAddress, serversStoppedAfter } from './helpers/harness.js';
+
+const start = serversStoppedAfter();
+
+/** The subjects of an address's mail, newest first. */
+async function subjects(server: { httpUrl: string }, jwt: string): Promise<string[]> {
+  const res = await client(server)('/api/mails?limit=10&offset=0', { jwt });
+  assert.equal(res.status, 200);
+  return (res.json.results as { metadata: string }[]).map((m) => (JSON.parse(m.metadata) as { subject: string }).subject);
+}
+
+/** A raw connection that records every byte it reads and when the first line came. */
+async function open(port: number): Promise<{ socket: Socket; text: () => string; firstLineAt: Promise<number>; closed: Promise<void>; openedAt: number }> {
+  const socket = connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  const openedAt = performance.now();
+  let text = '';
+  let firstLine: (at: number) => void;
+  const firstLineAt = new Promise<number>((r) => (firstLine = r));
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    if (text.includes('\r\n')) firstLine(performance.now());
+  });
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  return { socket, text: () => text, firstLineAt, closed, openedAt };
+}
+
+/** Waits until the text read so far holds `lines` CRLF-terminated lines (10 s at most). */
+async function lines(c: { text: () => string }, count: number): Promise<string[]> {
+  for (let i = 0; i < 1000; i++) {
+    const got = c.text().split('\r\n').slice(0, -1);
+    if (got.length >= count) return got;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`fewer than ${count} lines: ${JSON.stringify(c.text())}`);
+}
+
+describe('SMTP greeting', () => {
+  it('by default greets at once: a client that sends its whole transaction without waiting for the 220 is served, and greeted once', async () => {
+    const server = await start();
+    const { address, jwt } = await createAddress(server);
+    const c = await open(server.smtpPort);
+    // Everything in one write as the connection opens (smtp-server's fixed 100 ms
+    // pause answered this with 421 "You talk too soon").
+    c.socket.write(`EHLO client.test\r\nMAIL FROM:<s@example.com>\r\nRCPT TO:<${address}>\r\nDATA\r\n`);
+    const replies = await lines(c, 1);
+    assert.match(replies[0]!, /^220 mx\.test /, 'the greeting comes first');
+    // EHLO's multi-line 250, then MAIL's and RCPT's 250 and DATA's 354.
+    for (;;) {
+      const all = await lines(c, 1);
+      if (all.some((l) => l.startsWith('354 '))) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    c.socket.write('Subject: early\r\n\r\nsent before the greeting\r\n.\r\nQUIT\r\n');
+    await c.closed;
+    const all = c.text().split('\r\n');
+    assert.equal(all.filter((l) => l.startsWith('220 ')).length, 1, 'one greeting');
+    assert.ok(!all.some((l) => l.startsWith('421')), c.text());
+    assert.ok(all.includes('250 2.6.0 Ok: stored 1 copy'), c.text());
+    assert.equal(all.at(-2), '221 2.0.0 Bye');
+    assert.deepEqual(await subjects(server, jwt), ['early']);
+  });
+
+  it('with SMTP_GREETING_DELAY=400ms greets once, no sooner than 400 ms after the connection opened', async () => {
+    const server = await start({ SMTP_GREETING_DELAY: '400ms' });
+    const c = await open(server.smtpPort);
+    const at = await c.firstLineAt;
+    assert.match(c.text(), /^220 mx\.test /);
+    // Timers may fire a millisecond early against performance.now().
+    assert.ok(at - c.openedAt >= 395, `greeted after ${(at - c.openedAt).toFixed(0)} ms`);
+    c.socket.write('NOOP\r\n');
+    await lines(c, 2);
+    // Past smtp-server's own 100 ms timer too: still one greeting.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(c.text().split('\r\n').filter((l) => l.startsWith('220 ')).length, 1, c.text());
+    assert.match(c.text(), /\r\n250 2\.0\.0 OK\r\n$/);
+    c.socket.destroy();
+  });
+
+  it('with a delay an early talker gets 421 "You talk too soon" and is closed, and nothing it sent is stored', async () => {
+    const server = await start({ SMTP_GREETING_DELAY: '1s' });
+    const { address, jwt } = await createAddress(server);
+    const c = await open(server.smtpPort);
+    c.socket.write(`EHLO client.test\r\nMAIL FROM:<s@example.com>\r\nRCPT TO:<${address}>\r\nDATA\r\nSubject: early\r\n\r\nx\r\n.\r\n`);
+    await c.closed;
+    assert.equal(c.text(), '421 mx.test You talk too soon\r\n');
+    assert.ok(!c.text().includes('220 '), 'never greeted');
+    assert.deepEqual(await subjects(server, jwt), []);
+  });
+
+  it('a connection refused past SMTP_MAX_CLIENTS gets its 421 and no greeting after it', async () => {
+    const server = await start({ SMTP_MAX_CLIENTS: '1' });
+    const first = await open(server.smtpPort);
+    await first.firstLineAt;
+    assert.match(first.text(), /^220 /);
+    const second = await open(server.smtpPort);
+    await second.closed;
+    assert.match(second.text(), /^421 .*Too many connected clients/);
+    assert.equal(second.text().split('\r\n').filter(Boolean).length, 1, second.text());
+    first.socket.destroy();
+  });
+});
