@@ -6,15 +6,17 @@
 // price of the sync is measured in the same run (informational). And both temp-inbox
 // and MailDev again over 40 connections (informational): at 10, temp-inbox's closed
 // loop waits on each mail's hand-overs between threads as much as on CPU, MailDev's
-// on CPU alone (docs/benchmarks.md "Still open").
+// on CPU alone (docs/benchmarks.md "Still open"). Last, one mail at a time over a
+// connection of its own, from connect to the 221 of QUIT, temp-inbox and MailDev in
+// turn (informational): what an application that connects for each mail waits.
 import { startMailDev, startSmtpSink, type Baseline } from './lib/baselines.js';
 import { createAddress } from './lib/http.js';
 import { interleave } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
-import { blast, type BlastResult } from './lib/smtp-client.js';
+import { blast, SmtpConnection, type BlastResult } from './lib/smtp-client.js';
 import { withCpu } from './lib/procs.js';
-import { fmt, median, round } from './lib/stats.js';
+import { fmt, median, percentile, round } from './lib/stats.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 
 const SINK_TARGET = 0.7;
@@ -22,6 +24,22 @@ const MAILDEV_TARGET = 2;
 export const MESSAGE_BYTES = 3 * 1024;
 export const CONNECTIONS = 10;
 const WIDE_CONNECTIONS = 40;
+
+/** Milliseconds for each of `count` mails, one at a time, each over a connection of its own (connect to the 221 of QUIT). */
+async function onePerConnection(port: number, to: string, count: number, message: (i: number) => Buffer): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    const c = await SmtpConnection.open(port);
+    try {
+      await c.send('loadgen@bench.example.com', to, message(i));
+    } finally {
+      await c.close();
+    }
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
 
 export const smtpIngest: Bench = async (ctx) => {
   const p = ctx.quick ? { seconds: 1, warmup: 0.3, rounds: 1 } : { seconds: 5, warmup: 1, rounds: 5 };
@@ -69,6 +87,17 @@ export const smtpIngest: Bench = async (ctx) => {
       Object.fromEntries(Object.entries(targets).map(([name, [port, pid, connections]]) => [name, run(port, pid, p.seconds, connections)])),
       (m) => ctx.log(m),
     );
+    const single: Record<string, number[]> = { 'temp-inbox': [], MailDev: [] };
+    if (maildev) {
+      const count = ctx.quick ? 10 : 40;
+      ctx.log(`one mail per connection: ${p.rounds} × ${count} each, in turn`);
+      for (let r = 0; r < p.rounds; r++) {
+        const next = (to: string) => (i: number) => template(offset + i, to);
+        single['temp-inbox']!.push(...(await onePerConnection(server.smtpPort, addresses[0]!.address, count, next(addresses[0]!.address))));
+        single['MailDev']!.push(...(await onePerConnection(maildev.port, addresses[0]!.address, count, next(addresses[0]!.address))));
+        offset += count;
+      }
+    }
     const rate = (name: string) => median((samples[name] ?? []).map((s: BlastResult) => s.rate));
     const cpu = (name: string) => median((samples[name] ?? []).map((s) => s.serverCpu));
     const ours = rate('temp-inbox');
@@ -120,10 +149,21 @@ export const smtpIngest: Bench = async (ctx) => {
         verdict: 'info',
         values: { ours: round(wide), baseline: round(mdWide), ratio: round(wide / mdWide, 3), oursCpu: cpu('temp-inbox 40 conns'), baselineCpu: cpu('MailDev 40 conns') },
       });
+      const [oneOurs, oneMd] = [median(single['temp-inbox']!), median(single['MailDev']!)];
+      rows.push({
+        bench: 'smtp-ingest',
+        measure: `${fmt(sizeCheck / 1024, 1)} KB msg over a connection of its own, one at a time (connect to QUIT)`,
+        ours: `p50 ${fmt(oneOurs, 1)} ms, p95 ${fmt(percentile(single['temp-inbox']!, 95), 1)} ms`,
+        baseline: `p50 ${fmt(oneMd, 1)} ms, p95 ${fmt(percentile(single['MailDev']!, 95), 1)} ms (MailDev 3.0.0)`,
+        result: `${fmt(oneMd / oneOurs, 1)}× faster`,
+        target: '(none)',
+        verdict: 'info',
+        values: { ours: round(oneOurs, 2), baseline: round(oneMd, 2), ratio: round(oneMd / oneOurs, 2), count: single['temp-inbox']!.length },
+      });
     } else {
       rows.push({ bench: 'smtp-ingest', measure: 'vs MailDev', ours: `${fmt(ours)} msg/s`, baseline: 'MailDev did not start', result: '', target: `≥ ${MAILDEV_TARGET}×`, verdict: 'not measured', values: { error: maildevError ?? '' } });
     }
-    return { rows, details: { params: { ...p, connections: CONNECTIONS, messageBytes: sizeCheck }, samples, maildevError } };
+    return { rows, details: { params: { ...p, connections: CONNECTIONS, messageBytes: sizeCheck }, samples, onePerConnection: single, maildevError } };
   } finally {
     await maildev?.stop();
     await sink?.stop();
