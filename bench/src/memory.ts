@@ -7,7 +7,7 @@ import { createAddress, getJson, httpRequest } from './lib/http.js';
 import { bigMessage, messageTemplate } from './lib/messages.js';
 import { memoryOf, resetPeak, sleep } from './lib/procs.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
-import { blast, SmtpConnection } from './lib/smtp-client.js';
+import { blast, sendOnce } from './lib/smtp-client.js';
 import { fmt, MB, round } from './lib/stats.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 import { startSmtpSink } from './lib/baselines.js';
@@ -34,16 +34,6 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ res
   await sleep(1000);
   const m = memoryOf(pid);
   return { result, before, peak: Math.max(sampled, hwmReset ? m.hwm : 0), after: m.rss, hwmReset };
-}
-
-/** One message over a connection of its own. */
-async function sendOne(port: number, to: string, message: Buffer) {
-  const c = await SmtpConnection.open(port);
-  try {
-    return await c.send('loadgen@bench.example.com', to, message);
-  } finally {
-    await c.close();
-  }
 }
 
 export const memory: Bench = async (ctx) => {
@@ -73,7 +63,7 @@ export const memory: Bench = async (ctx) => {
 
     ctx.log('one 10 MB message');
     const big = bigMessage(BIG_BYTES, inboxes[0]!.address);
-    const deliver = await peakDuring(pid, () => sendOne(server!.smtpPort, inboxes[0]!.address, big));
+    const deliver = await peakDuring(pid, () => sendOnce(server!.smtpPort, inboxes[0]!.address, big));
     const rise = deliver.peak - deliver.before;
 
     // Reading it back (informational): GET /api/mail/{uuid} returns the raw message as JSON.
@@ -96,7 +86,7 @@ export const memory: Bench = async (ctx) => {
     try {
       await blast({ port: sink.port, connections: 10, messages: Math.min(count, 10_000), recipient: () => 'sink@bench.example.com', message: messageTemplate(3 * 1024, `memsink${Date.now()}`) });
       await sleep(2000);
-      sinkDeliver = await peakDuring(sink.child.pid, () => sendOne(sink.port, 'sink@bench.example.com', big));
+      sinkDeliver = await peakDuring(sink.child.pid, () => sendOnce(sink.port, 'sink@bench.example.com', big));
     } finally {
       await sink.stop();
     }
@@ -114,7 +104,7 @@ export const memory: Bench = async (ctx) => {
         const to = await createAddress(pgServer.httpUrl);
         await blast({ port: pgServer.smtpPort, connections: 10, messages: Math.min(count, 2_000), recipient: () => to.address, message: messageTemplate(3 * 1024, `mempg${Date.now()}`) });
         await sleep(2000);
-        const once = () => peakDuring(pgPid, () => sendOne(pgServer!.smtpPort, to.address, big));
+        const once = () => peakDuring(pgPid, () => sendOnce(pgServer!.smtpPort, to.address, big));
         const first = await once();
         await sleep(1000);
         onPg = { first, second: await once() };

@@ -14,7 +14,7 @@ import { createAddress } from './lib/http.js';
 import { interleave } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
-import { blast, SmtpConnection, type BlastResult } from './lib/smtp-client.js';
+import { blast, sendOnce, type BlastResult } from './lib/smtp-client.js';
 import { withCpu } from './lib/procs.js';
 import { fmt, median, percentile, round } from './lib/stats.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
@@ -30,12 +30,7 @@ async function onePerConnection(port: number, to: string, count: number, message
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
-    const c = await SmtpConnection.open(port);
-    try {
-      await c.send('loadgen@bench.example.com', to, message(i));
-    } finally {
-      await c.close();
-    }
+    await sendOnce(port, to, message(i));
     times.push(performance.now() - t0);
   }
   return times;

@@ -114,6 +114,16 @@ export class SmtpConnection {
   }
 }
 
+/** One message over a connection of its own: connect, EHLO, the transaction, QUIT. */
+export async function sendOnce(port: number, to: string, message: Buffer): Promise<Reply> {
+  const c = await SmtpConnection.open(port);
+  try {
+    return await c.send('loadgen@bench.example.com', to, message);
+  } finally {
+    await c.close();
+  }
+}
+
 export interface BlastOptions {
   port: number;
   connections: number;
