@@ -94,7 +94,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const parser = createMessageParser({ threads: config.parseThreads, timeoutMs: config.parseTimeoutMs });
     cleanups.unshift(() => parser.close());
     const authenticator = config.authChecks
-      ? createMailAuthenticator({ dnsServers: config.dnsServers, mta: config.smtpHostname, cpuMs: config.parseTimeoutMs })
+      ? createMailAuthenticator({
+          dnsServers: config.dnsServers,
+          mta: config.smtpHostname,
+          cpuMs: config.parseTimeoutMs,
+          onDnsSilence: (silent) =>
+            silent
+              ? logger.warn({ dnsServers: config.dnsServers ?? 'system' }, 'the DNS servers answer nothing: authentication look-ups give temperror at once until they answer again (asked every 5 s)')
+              : logger.info('the DNS servers answer again: authentication look-ups resumed'),
+        })
       : undefined;
     if (authenticator) cleanups.unshift(() => authenticator.close());
     // The operators' blocks, refused at SMTP MAIL FROM; read from the database, so every node honours them.

@@ -10,6 +10,16 @@
 // needed the answer is temperror. The cache keeps answers 5 minutes, "no such name /
 // no such record" 30 seconds (node:dns does not tell the TTL of a TXT record), and
 // failures 5 seconds. Identical look-ups in flight at once are asked once.
+//
+// Name servers that answer nothing at all (a runner whose DNS is cut off): a look-up
+// still unanswered when the resolver first asks again (500 ms) makes it ask the
+// servers for the root's NS records, which any working server answers at once. When
+// that goes unanswered too and nothing else was answered meanwhile, the servers are
+// silent: the look-ups waiting for them end at once, and new ones fail at once
+// (temperror) instead of each mail waiting out its budget, while the root question is
+// asked again 5 s after the last; the first answer ends that. A name server that is
+// slow for some names only (a sender's dead domain) does not do it: the root question
+// is answered (docs/decisions.md "Authentication verdicts").
 import { Resolver } from 'node:dns/promises';
 import { LRUCache } from 'lru-cache';
 import type { AuthResult } from '@temp-inbox/api';
@@ -28,6 +38,10 @@ export interface AuthDnsOptions {
   negativeTtlMs?: number;
   /** Look-ups one mail may make (SPF alone may make 10 per RFC 7208 §4.6.4, and each include its own). */
   maxLookupsPerMail?: number;
+  /** While the servers are silent, how often they are asked again (default 5 s). */
+  silentRecheckMs?: number;
+  /** Told when the servers are found silent (true) and when they answer again (false). */
+  onSilence?: (silent: boolean) => void;
 }
 
 export const DEFAULT_POSITIVE_TTL_MS = 5 * 60_000;
@@ -53,6 +67,10 @@ const RESOLVER_TRIES = 2;
 
 /** "No such name" and "no such record": answers to remember (briefly), and what mailauth reads as "none". */
 const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA']);
+/** A look-up that no name server answered at all; any other outcome, SERVFAIL too, is an answer. */
+const NO_REPLY = new Set(['ETIMEOUT', 'ECONNREFUSED']);
+/** While the servers are silent, the root question is asked again this often. */
+const SILENT_RECHECK_MS = 5000;
 
 type Entry = { answer: DnsAnswer; bytes: number } | { code: string; bytes: number };
 /** What a look-up still unanswered at its mail's deadline gives (never cached). */
@@ -108,6 +126,8 @@ export interface AuthDns {
   readonly recent: LRUCache<string, RecentResult>;
   /** Answers held (for tests and metrics). */
   readonly cached: number;
+  /** The name servers answer nothing at all: look-ups not in the cache fail at once. */
+  readonly silent: boolean;
   clear(): void;
 }
 
@@ -126,6 +146,41 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
     ttlResolution: 1000,
   });
   const inFlight = new Map<string, Promise<Entry>>();
+  const recheckMs = opts.silentRecheckMs ?? SILENT_RECHECK_MS;
+  /** The servers answered nothing, not even the root question, since `lastHeard`. */
+  let silent = false;
+  /** performance.now() of the last answer of any kind, and of the end of the last root question. */
+  let lastHeard = -Infinity;
+  let lastCheck = -Infinity;
+  let checking = false;
+  /** Mails' look-ups waiting for the servers: ended at once when those are found silent. */
+  const waiting = new Set<(e: Entry) => void>();
+
+  function setSilent(now: boolean): void {
+    if (now === silent) return;
+    silent = now;
+    if (silent) for (const end of [...waiting]) end(TIMED_OUT);
+    opts.onSilence?.(silent);
+  }
+
+  function heard(): void {
+    lastHeard = performance.now();
+    setSilent(false);
+  }
+
+  /** Asks the servers for the root's NS records: silent if that goes unanswered and nothing else was answered meanwhile. */
+  function checkServers(): void {
+    if (checking) return;
+    checking = true;
+    const asked = performance.now();
+    resolver.resolve('.', 'NS').then(heard, (err: { code?: string }) => {
+      if (!NO_REPLY.has(String(err?.code))) heard();
+      else if (lastHeard < asked) setSilent(true);
+    }).finally(() => {
+      checking = false;
+      lastCheck = performance.now();
+    });
+  }
   const recent = new LRUCache<string, RecentResult>({ max: opts.maxEntries ?? DEFAULT_MAX_ENTRIES, ttl: RECENT_RESULTS_MS, ttlResolution: 1000 });
 
   /** One look-up on the wire, its answer or its error as an entry, kept (a failure briefly). */
@@ -134,12 +189,14 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
     if (pending) return pending;
     const p = (resolver.resolve(name, rrtype) as Promise<DnsAnswer>).then(
       (answer): Entry => {
+        heard();
         const e = { answer, bytes: key.length + JSON.stringify(answer).length };
         cache.set(key, e, { ttl: positiveTtl });
         return e;
       },
       (err: { code?: string }): Entry => {
         const code = typeof err?.code === 'string' ? err.code : 'ESERVFAIL';
+        if (!NO_REPLY.has(code)) heard();
         const e = { code, bytes: key.length + code.length };
         cache.set(key, e, { ttl: NEGATIVE.has(code) ? negativeTtl : FAILURE_TTL_MS });
         return e;
@@ -175,11 +232,27 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
           if (++lookups > maxLookups) return overBudget(name);
           const left = deadline - performance.now();
           if (left <= 0) return overBudget(name);
+          if (silent) {
+            if (performance.now() - lastCheck >= recheckMs) checkServers();
+            // Not kept for the next mail either: the servers may answer again at any time.
+            return overBudget(name);
+          }
           let timer: NodeJS.Timeout | undefined;
+          let end: ((e: Entry) => void) | undefined;
+          // Unanswered when the resolver first asks again: are the servers there at all?
+          const suspect = setTimeout(() => silent || checkServers(), RESOLVER_TIMEOUT_MS);
           entry = await Promise.race([
             ask(key, name, rrtype),
-            new Promise<Entry>((resolveTimeout) => (timer = setTimeout(() => resolveTimeout(TIMED_OUT), left))),
-          ]).finally(() => clearTimeout(timer));
+            new Promise<Entry>((resolveTimeout) => {
+              end = resolveTimeout;
+              waiting.add(end);
+              timer = setTimeout(() => resolveTimeout(TIMED_OUT), left);
+            }),
+          ]).finally(() => {
+            clearTimeout(timer);
+            clearTimeout(suspect);
+            waiting.delete(end!);
+          });
           if (entry === TIMED_OUT) return overBudget(name);
         }
         if ('code' in entry) {
@@ -202,6 +275,9 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
     recent,
     get cached() {
       return cache.size;
+    },
+    get silent() {
+      return silent;
     },
     clear() {
       cache.clear();

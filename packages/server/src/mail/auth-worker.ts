@@ -44,9 +44,17 @@ export interface AuthEarlyResults {
   authResults: AuthResults;
 }
 
+/** Posted when the name servers are found silent (true) and when they answer again (false): auth-dns.ts. */
+export interface AuthDnsSilence {
+  authDnsSilent: boolean;
+}
+
 const data = workerData as AuthWorkerData;
 
-const dns = createAuthDns({ servers: data.dnsServers });
+const dns = createAuthDns({
+  servers: data.dnsServers,
+  onSilence: (silent) => parentPort?.postMessage({ authDnsSilent: silent } satisfies AuthDnsSilence),
+});
 
 export default async function authTask(batch: AuthBatch): Promise<AuthResults> {
   if (batch.announce) parentPort?.postMessage({ authTaskStarted: batch.id } satisfies AuthStartedMessage);

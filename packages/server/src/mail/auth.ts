@@ -19,7 +19,7 @@ import type { MailAuth } from '@temp-inbox/api';
 import type { AuthClient } from './auth-check.js';
 import { createVerdictReuse, reuseKey } from './auth-reuse.js';
 import { unknownVerdict } from './auth-verdict.js';
-import type { AuthBatch, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
+import type { AuthBatch, AuthDnsSilence, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
 import { createTaskStarts } from './task-starts.js';
 import { forWorker } from './worker-input.js';
 
@@ -42,6 +42,8 @@ export interface MailAuthenticatorOptions {
   budgetMs?: number;
   /** What reading and hashing a message may take on top of the DNS budget (default 5 s, PARSE_TIMEOUT). */
   cpuMs?: number;
+  /** Told when the name servers are found to answer nothing (true) and when they answer again (false): auth-dns.ts. */
+  onDnsSilence?: (silent: boolean) => void;
 }
 
 interface Queued {
@@ -90,8 +92,9 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       // allocates little (workers/worker-heap.ts).
       resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 3 },
     });
-    p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults> | null) => {
+    p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults & AuthDnsSilence> | null) => {
       if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();
+      if (typeof m?.authDnsSilent === 'boolean' && p === pool) opts.onDnsSilence?.(m.authDnsSilent);
       for (const result of m?.authResults ?? []) settle(result, p);
     });
     // As parse.ts: a pool whose worker died while starting is started afresh.
