@@ -98,10 +98,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           dnsServers: config.dnsServers,
           mta: config.smtpHostname,
           cpuMs: config.parseTimeoutMs,
-          onDnsSilence: (silent) =>
-            silent
-              ? logger.warn({ dnsServers: config.dnsServers ?? 'system' }, 'the DNS servers answer nothing: authentication look-ups give temperror at once until they answer again (asked every 5 s)')
-              : logger.info('the DNS servers answer again: authentication look-ups resumed'),
+          onDnsSilence: (silent) => {
+            metrics?.authDnsSilent(silent);
+            if (silent) logger.warn({ dnsServers: config.dnsServers ?? 'system' }, 'the DNS servers answer nothing: authentication look-ups give temperror at once until they answer again (asked every 5 s)');
+            else logger.info('the DNS servers answer again: authentication look-ups resumed');
+          },
         })
       : undefined;
     if (authenticator) cleanups.unshift(() => authenticator.close());

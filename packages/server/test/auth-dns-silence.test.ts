@@ -162,8 +162,15 @@ describe('DNS servers that answer nothing', () => {
     const mute = await startMuteDns();
     const lines: { level: number; msg: string }[] = [];
     const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) });
-    const server = await startTestServer({ DNS_SERVERS: mute.server }, undefined, logger);
+    const METRICS_TOKEN = 'metrics-token-of-this-test';
+    const server = await startTestServer({ DNS_SERVERS: mute.server, METRICS_TOKEN }, undefined, logger);
+    const silentGauge = async () => {
+      const res = await fetch(`${server.httpUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      assert.equal(res.status, 200);
+      return Number(/^temp_inbox_auth_dns_silent (\d+)$/m.exec(await res.text())?.[1]);
+    };
     try {
+      assert.equal(await silentGauge(), 0);
       const inbox = await createAddress(server);
       const took: number[] = [];
       for (let i = 0; i < 4; i++) {
@@ -196,6 +203,7 @@ describe('DNS servers that answer nothing', () => {
       }
       const warned = lines.filter((l) => l.level === 40 && /DNS servers answer nothing/.test(l.msg));
       assert.equal(warned.length, 1, JSON.stringify(lines.map((l) => l.msg)));
+      assert.equal(await silentGauge(), 1);
     } finally {
       await server.close();
       await mute.close();

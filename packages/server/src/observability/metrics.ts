@@ -31,6 +31,8 @@ export interface Metrics {
   responseReuse(route: string, outcome: ReuseOutcome): void;
   /** One webhook delivery attempt: to an address's webhook or the operator's WEBHOOK_URL, and how it ended. */
   webhookAttempt(hook: 'address' | 'operator', outcome: 'delivered' | 'failed' | 'gave_up'): void;
+  /** The authentication checks' resolvers were found to answer nothing (true), or answer again (false). */
+  authDnsSilent(silent: boolean): void;
 }
 
 export function createMetrics(storeKind: string): Metrics {
@@ -94,6 +96,12 @@ export function createMetrics(storeKind: string): Metrics {
     labelNames: ['hook', 'outcome'] as const,
     registers: [registry],
   });
+  const dnsSilent = new Gauge({
+    name: 'temp_inbox_auth_dns_silent',
+    help: '1 while the DNS servers of the authentication checks answer nothing at all (their look-ups then fail at once with temperror), else 0.',
+    registers: [registry],
+  });
+  dnsSilent.set(0);
   // Pre-create the outcome series, so that a rate over them starts at 0.
   for (const outcome of ['stored', 'too_large', 'failed'] as const) messages.inc({ outcome }, 0);
   for (const hook of ['address', 'operator'] as const) for (const outcome of ['delivered', 'failed', 'gave_up'] as const) webhooks.inc({ hook, outcome }, 0);
@@ -117,5 +125,6 @@ export function createMetrics(storeKind: string): Metrics {
     },
     responseReuse: (route, outcome) => reuse.inc({ route, outcome }),
     webhookAttempt: (hook, outcome) => webhooks.inc({ hook, outcome }),
+    authDnsSilent: (silent) => dnsSilent.set(silent ? 1 : 0),
   };
 }
