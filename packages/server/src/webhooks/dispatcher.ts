@@ -100,15 +100,17 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         again = false;
         const free = opts.concurrency - inFlight.size;
         if (free <= 0) break;
-        const claimed = await store.claimDeliveries({ owner, now: now(), leaseMs: opts.leaseMs, limit: free, busyWebhooks: [...busy], operator });
+        const at = now();
+        const claimed = await store.claimDeliveries({ owner, now: at, leaseMs: opts.leaseMs, limit: free, busyWebhooks: [...busy], operator });
         for (const d of claimed) start(d);
         if (claimed.length < free) {
           // Nothing more is due: sleep until the next one is (a retry, or the end of a lease
           // another node holds), a poll's worth at most, for what other nodes queue.
           const next = await store.nextDeliveryAt(operator);
-          const t = now();
-          // One due now but not claimed waits for our attempt to its webhook, whose end wakes us.
-          sleep = next === undefined || next <= t ? opts.pollMs : next - t;
+          // One due by the claim's time but not claimed waits for an attempt to its webhook:
+          // ours wakes us when it ends, another node's is seen at the next poll. One that
+          // fell due since the claim (a lease ran out meanwhile) is claimed at once.
+          sleep = next === undefined || next <= at ? opts.pollMs : Math.max(0, next - now());
         }
       } while (again && !stopped);
     } catch (err) {

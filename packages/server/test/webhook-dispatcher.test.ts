@@ -1,0 +1,82 @@
+// The webhook dispatcher on its own (webhooks/dispatcher.ts), over a real SQLite store
+// and a real receiver, with the dispatcher's clock in the test's hands: what happens
+// when time passes between its claim and its look at when the next delivery is due.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import type { WebhookStore } from '../src/storage/store.js';
+import { createDispatcher, exponentialBackoff } from '../src/webhooks/dispatcher.js';
+import { dnsLookup } from '../src/webhooks/guard.js';
+import { tmp } from './helpers/harness.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('webhook dispatcher', () => {
+  it("a lease that runs out between the dispatcher's claim and its look at the next due time is taken over at once, not a poll later", async () => {
+    const dir = tmp('temp-inbox-dispatcher-');
+    dirs.push(dir);
+    const store = openSqliteStore(join(dir, 'temp-inbox.sqlite'));
+    const receiver = await startReceiver();
+    const T = Date.now();
+    let clock = T;
+    try {
+      const address = 'orphan@temp-inbox.localhost';
+      const record = (await store.createAddress(address, T))!;
+      const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+      await store.putWebhook(record.id, receiver.url(), secret, T);
+      receiver.secret = secret;
+      const uuid = randomUUID();
+      await store.insertMails([
+        { uuid, addressId: record.id, address, source: 'a@b.example', messageId: '<orphan@test>', metadata: JSON.stringify({ subject: 'orphan', attachments: [] }), trace: Buffer.alloc(0), body: { raw: Buffer.from('Subject: orphan\r\n\r\nx\r\n'), attachments: [] }, createdAt: T },
+      ]);
+      // Claimed by a node that then died: its lease runs until T + 700.
+      assert.equal((await store.claimDeliveries({ owner: 'dead-node', now: T, leaseMs: 700, limit: 10, busyWebhooks: [], operator: false })).length, 1);
+
+      // The dispatcher's claim comes at T + 100, with the lease still held; by the time it
+      // asks when the next delivery is due, the lease has run out (T + 701).
+      clock = T + 100;
+      const asked: number[] = [];
+      const webhookStore: WebhookStore = {
+        ...store,
+        async nextDeliveryAt(operator) {
+          const next = await store.nextDeliveryAt(operator);
+          asked.push(next ?? -1);
+          clock = T + 701;
+          return next;
+        },
+      };
+      const dispatcher = createDispatcher({
+        store: webhookStore,
+        logger: pino({ level: 'silent' }),
+        now: () => clock,
+        allowPrivate: true,
+        timeoutMs: 5000,
+        retryForMs: 24 * 3_600_000,
+        backoff: exponentialBackoff(),
+        concurrency: 16,
+        leaseMs: 60_000,
+        // A poll's wait would be far past the test's 5 s.
+        pollMs: 60_000,
+        keepAttemptsMs: 7 * 24 * 3_600_000,
+        lookup: dnsLookup(),
+      });
+      try {
+        const [post] = await receiver.untilPosts(1, 5000);
+        assert.equal(post!.headers['webhook-id'], `msg_${uuid}`);
+        assert.equal(post!.verified, true);
+        assert.equal(asked[0], T + 700, 'the dispatcher saw the lease end as the next due time');
+      } finally {
+        await dispatcher.stop();
+      }
+    } finally {
+      await receiver.stop();
+      await store.close();
+    }
+  });
+});
