@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import type { MailMetadata } from '@temp-inbox/api';
 import { createAuthDns } from '../src/mail/auth-dns.js';
+import { createMailAuthenticator } from '../src/mail/auth.js';
 import { startTestDns, type TestDns } from './helpers/dns-server.js';
 import { createAddress, request, SmtpClient, startTestServer } from './helpers/harness.js';
 
@@ -156,6 +157,35 @@ describe('DNS servers that answer nothing', () => {
       assert.deepEqual(told, []);
       assert.equal(dns.silent, false);
     });
+  });
+
+  it("the checks' thread ended and started anew says again that its servers are silent: told false at the restart, then true", async () => {
+    const mute = await startMuteDns();
+    const told: boolean[] = [];
+    // cpuMs 20: the heavy message below (a relaxed body hash of 8.8 MB, over a second) ends its thread.
+    const authenticator = createMailAuthenticator({ dnsServers: [mute.server], mta: 'mx.test', budgetMs: 1000, cpuMs: 20, onDnsSilence: (s) => told.push(s) });
+    const client = { ip: '127.0.0.1', helo: 'client.test', sender: 'alice@quiet.test' };
+    const plain = (n: number) => Buffer.from(`From: <alice@quiet${n}.test>\r\nTo: <x@example.org>\r\nSubject: hi\r\n\r\nHello.\r\n`);
+    const heavy = Buffer.from(`DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=quiet.test; s=sel; h=from; bh=AAAA; b=AAAA\r\nFrom: <alice@quiet.test>\r\n\r\n${' a  b\t c \r\n'.repeat(800_000)}`);
+    /** Checks mail (each from a domain not asked for before) until the thread has said `n` things of its servers. */
+    const checkUntilTold = async (n: number) => {
+      for (let i = 0; told.length < n; i++) {
+        if (i === 50) assert.fail(`told ${JSON.stringify(told)}, waiting for ${n}`);
+        assert.equal((await authenticator.check(plain(told.length * 100 + i), client)).spf, 'temperror');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      await checkUntilTold(1);
+      assert.deepEqual(told, [true]);
+      assert.equal((await authenticator.check(heavy, client)).arc, 'temperror', 'the heavy check ended its thread');
+      assert.deepEqual(told, [true, false], 'the restart is told at once');
+      await checkUntilTold(3);
+      assert.deepEqual(told, [true, false, true]);
+    } finally {
+      await authenticator.close();
+      await mute.close();
+    }
   });
 
   it('over SMTP: after the first mail, mail is taken at once with temperror verdicts, and the operator is told in the log', async () => {

@@ -94,7 +94,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     });
     p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults & AuthDnsSilence> | null) => {
       if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();
-      if (typeof m?.authDnsSilent === 'boolean' && p === pool) opts.onDnsSilence?.(m.authDnsSilent);
+      if (typeof m?.authDnsSilent === 'boolean' && p === pool) dnsSilence(m.authDnsSilent);
       for (const result of m?.authResults ?? []) settle(result, p);
     });
     // As parse.ts: a pool whose worker died while starting is started afresh.
@@ -118,10 +118,20 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     check.answer(verdict);
   }
 
+  /** What the thread last said of its name servers (auth-dns.ts): passed on when it changes. */
+  let dnsSilent = false;
+  function dnsSilence(silent: boolean): void {
+    if (silent === dnsSilent) return;
+    dnsSilent = silent;
+    opts.onDnsSilence?.(silent);
+  }
+
   /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
   function restart(p: Piscina<AuthBatch, AuthResults>): void {
     if (pool !== p || closed) return;
     starts.cold();
+    // The new thread knows nothing of its name servers yet, and says so again if they are still silent.
+    dnsSilence(false);
     // The new thread starts with no DNS answers: neither are verdicts made of them kept.
     reuse.clear();
     pool = startPool();
