@@ -1,5 +1,5 @@
 // One address's mail: the list (live, paged, searchable) and the mail being read.
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, metadataOf, type MailListItem } from './api.js';
 import { sender, type Run } from './format.js';
 import { fullDate, when } from './intl.js';
@@ -8,6 +8,7 @@ import { LiveStatus } from './live-status.js';
 import { notifyNewMail } from './notify.js';
 import { Reader } from './reader.js';
 import { Highlight, SearchBox, type Found } from './search-box.js';
+import { StreamLedger } from './stream-ledger.js';
 import { s } from './strings.js';
 
 const PAGE = 50;
@@ -55,13 +56,29 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
   const reloadRef = useRef(reload);
   reloadRef.current = reload;
 
-  useEffect(() => {
-    void run(async () => {
-      const page = await api.mails(PAGE, 0);
-      setMails(page.results);
-      setCount(page.count);
+  // The stream's changes since a fetch of the list's head began, so that its answer does not undo them.
+  const ledger = useMemo(() => new StreamLedger(), [address]);
+  /** Fetches the newest page of the list and makes it the list's head (stream-ledger.ts). */
+  const fetchHead = useCallback(async () => {
+    const mark = ledger.begin();
+    let page;
+    try {
+      page = await api.mails(PAGE, 0);
+    } catch (err) {
+      ledger.end(mark);
+      throw err;
+    }
+    const { results, count } = page;
+    setMails((list) => {
+      const next = ledger.head(list, results, count, PAGE, mark);
+      setCount(next.count);
+      return next.list;
     });
-  }, [address, run]);
+  }, [ledger]);
+
+  useEffect(() => {
+    void run(fetchHead);
+  }, [address, run, fetchHead]);
 
   // New mail, deletions and clears arrive over Server-Sent Events (live.ts); when the
   // stream is refused or drops, the list is polled and the stream reopened with back-off.
@@ -71,6 +88,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
         onEvent(type, data) {
           if (type === 'mail') {
             const item = JSON.parse(data) as MailListItem;
+            ledger.add(item.uuid);
             // A reconnect replays what the list may already hold: count each mail once.
             setMails((list) => {
               if (list.some((m) => m.uuid === item.uuid)) return list;
@@ -86,29 +104,28 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             });
           } else if (type === 'mail_seen') {
             const { uuid, seen } = JSON.parse(data) as { uuid: string; seen: boolean };
+            ledger.markSeen(uuid, seen);
             markedSeen(uuid, seen);
           } else if (type === 'mail_deleted') {
             const { uuid } = JSON.parse(data) as { uuid: string };
+            ledger.remove(uuid);
             setMails((list) => {
               const next = list.filter((m) => m.uuid !== uuid);
               if (next.length !== list.length) setCount((c) => Math.max(0, c - 1));
               return next;
             });
           } else if (type === 'inbox_cleared') {
+            ledger.clear();
             setMails([]);
             setCount(0);
           } else if (type === 'address_deleted') void reloadRef.current();
         },
-        async poll() {
-          const page = await api.mails(PAGE, 0);
-          // The newest page replaces the head of the list; pages loaded with "More" stay.
-          setMails((list) => [...page.results, ...list.slice(PAGE).filter((m) => !page.results.some((x) => x.uuid === m.uuid))]);
-          setCount(page.count);
-        },
+        // The newest page replaces the head of the list; pages loaded with "More" stay.
+        poll: fetchHead,
         onGone: () => void reloadRef.current(),
         onState: setLive,
       }),
-    [address],
+    [address, ledger, fetchHead],
   );
 
   const more = () =>

@@ -1,0 +1,107 @@
+// The mail list and the event stream (packages/web/src/stream-ledger.ts): a page of the
+// list is the server's list as it was when the page was asked for, and the stream's
+// events can arrive before its answer. Here the page's list requests are answered by
+// the real server at once but handed to the page only after a mail has arrived over
+// the stream (and, in the second case, been deleted): the late answer must not undo it.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { chromium, type APIResponse, type Browser, type Page, type Route } from 'playwright-core';
+import { WEB_ROOT } from '../src/http/routes/ui.js';
+import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+
+const ready = await serviceAvailable('chromium');
+
+describe('web UI: a list fetched before a live change does not undo it', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    assert.ok(existsSync(`${WEB_ROOT}index.html`), `the UI is not built at ${WEB_ROOT}: run npm run build`);
+    server = await startTestServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Opens the inbox with every list request of the page held: answered by the server at once, handed over on release(). */
+  async function openHeld(name: string): Promise<{ page: Page; address: string; jwt: string; held: () => number; release: () => Promise<void> }> {
+    const made = await createAddress(server, { name });
+    const page = await browser.newPage();
+    const held: { route: Route; response: APIResponse }[] = [];
+    let holding = true;
+    await page.route(
+      (url) => url.pathname === '/api/mails',
+      async (route) => {
+        const response = await route.fetch();
+        if (holding) held.push({ route, response });
+        else await route.fulfill({ response });
+      },
+    );
+    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    return {
+      page,
+      address: made.address,
+      jwt: made.jwt,
+      held: () => held.length,
+      async release() {
+        holding = false;
+        for (const h of held.splice(0)) await h.route.fulfill({ response: h.response });
+        // Let the page take the answers in and render.
+        await page.evaluate(() => new Promise<void>((r) => setTimeout(r, 200)));
+      },
+    };
+  }
+
+  it('a mail that arrived over the stream while the first list and the catch-up were on their way stays listed', async () => {
+    const { page, address, held, release } = await openHeld('race-new');
+    // The stream is open (its catch-up request is held too) before the mail is sent.
+    await page.locator('.live.on').waitFor();
+    await waitFor(() => held() >= 2, 'the first list and the catch-up requested');
+    await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'Raced the list' }, 'x') });
+    await page.locator('.list .subject', { hasText: 'Raced the list' }).waitFor();
+    await release();
+    assert.equal(await page.locator('.list .subject', { hasText: 'Raced the list' }).count(), 1, 'still listed once the older answers came');
+    assert.equal(await page.title(), '(1) temp-inbox', 'and counted unread');
+    await page.close();
+  });
+
+  it('a mail deleted over the stream while a list was on its way stays gone', async () => {
+    const made = await createAddress(server, { name: 'race-gone' });
+    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Soon deleted' }, 'x') });
+    const listed = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt: made.jwt });
+    const uuid = listed.json.results[0].uuid as string;
+    const page = await browser.newPage();
+    // The first list passes; the catch-up when the stream opens is held.
+    const held: { route: Route; response: APIResponse }[] = [];
+    let lists = 0;
+    await page.route(
+      (url) => url.pathname === '/api/mails',
+      async (route) => {
+        const response = await route.fetch();
+        if (++lists === 2) held.push({ route, response });
+        else await route.fulfill({ response });
+      },
+    );
+    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor();
+    await page.locator('.live.on').waitFor();
+    await waitFor(() => held.length === 1, 'the catch-up requested');
+    assert.equal((await request(server.httpUrl, `/api/mails/${uuid}`, { method: 'DELETE', jwt: made.jwt })).status, 200);
+    await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor({ state: 'detached' });
+    await held[0]!.route.fulfill({ response: held[0]!.response });
+    await page.evaluate(() => new Promise<void>((r) => setTimeout(r, 200)));
+    assert.equal(await page.locator('.list .subject', { hasText: 'Soon deleted' }).count(), 0, 'the older answer did not bring it back');
+    await page.close();
+  });
+});
+
+async function waitFor(ok: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
