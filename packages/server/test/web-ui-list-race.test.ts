@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { chromium, type APIResponse, type Browser, type Page, type Route } from 'playwright-core';
 import { WEB_ROOT } from '../src/http/routes/ui.js';
-import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { createAddress, message, request, sendMail, startTestServer, until, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
 
 const ready = await serviceAvailable('chromium');
@@ -26,25 +26,26 @@ describe('web UI: a list fetched before a live change does not undo it', { skip:
     await server?.close();
   });
 
-  /** Opens the inbox with every list request of the page held: answered by the server at once, handed over on release(). */
-  async function openHeld(name: string): Promise<{ page: Page; address: string; jwt: string; held: () => number; release: () => Promise<void> }> {
-    const made = await createAddress(server, { name });
+  /**
+   * Opens the inbox at `jwt` with the page's n-th list request (1, 2, …) held while
+   * `hold(n)`: answered by the server at once, handed to the page on release().
+   */
+  async function openHeld(jwt: string, hold: (n: number) => boolean): Promise<{ page: Page; held: () => number; release: () => Promise<void> }> {
     const page = await browser.newPage();
     const held: { route: Route; response: APIResponse }[] = [];
+    let lists = 0;
     let holding = true;
     await page.route(
       (url) => url.pathname === '/api/mails',
       async (route) => {
         const response = await route.fetch();
-        if (holding) held.push({ route, response });
+        if (holding && hold(++lists)) held.push({ route, response });
         else await route.fulfill({ response });
       },
     );
-    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await page.goto(`${server.httpUrl}/#token=${jwt}`);
     return {
       page,
-      address: made.address,
-      jwt: made.jwt,
       held: () => held.length,
       async release() {
         holding = false;
@@ -56,10 +57,11 @@ describe('web UI: a list fetched before a live change does not undo it', { skip:
   }
 
   it('a mail that arrived over the stream while the first list and the catch-up were on their way stays listed', async () => {
-    const { page, address, held, release } = await openHeld('race-new');
+    const { address, jwt } = await createAddress(server, { name: 'race-new' });
+    const { page, held, release } = await openHeld(jwt, () => true);
     // The stream is open (its catch-up request is held too) before the mail is sent.
     await page.locator('.live.on').waitFor();
-    await waitFor(() => held() >= 2, 'the first list and the catch-up requested');
+    await until('the first list and the catch-up requested', () => held() >= 2);
     await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'Raced the list' }, 'x') });
     await page.locator('.list .subject', { hasText: 'Raced the list' }).waitFor();
     await release();
@@ -73,35 +75,15 @@ describe('web UI: a list fetched before a live change does not undo it', { skip:
     await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Soon deleted' }, 'x') });
     const listed = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt: made.jwt });
     const uuid = listed.json.results[0].uuid as string;
-    const page = await browser.newPage();
     // The first list passes; the catch-up when the stream opens is held.
-    const held: { route: Route; response: APIResponse }[] = [];
-    let lists = 0;
-    await page.route(
-      (url) => url.pathname === '/api/mails',
-      async (route) => {
-        const response = await route.fetch();
-        if (++lists === 2) held.push({ route, response });
-        else await route.fulfill({ response });
-      },
-    );
-    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    const { page, held, release } = await openHeld(made.jwt, (n) => n === 2);
     await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor();
     await page.locator('.live.on').waitFor();
-    await waitFor(() => held.length === 1, 'the catch-up requested');
+    await until('the catch-up requested', () => held() === 1);
     assert.equal((await request(server.httpUrl, `/api/mails/${uuid}`, { method: 'DELETE', jwt: made.jwt })).status, 200);
     await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor({ state: 'detached' });
-    await held[0]!.route.fulfill({ response: held[0]!.response });
-    await page.evaluate(() => new Promise<void>((r) => setTimeout(r, 200)));
+    await release();
     assert.equal(await page.locator('.list .subject', { hasText: 'Soon deleted' }).count(), 0, 'the older answer did not bring it back');
     await page.close();
   });
 });
-
-async function waitFor(ok: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) assert.fail(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,5 +1,6 @@
 // Test harness: the whole service on port 0 with a fresh data directory, a
 // tiny HTTP client with a cookie jar, and an SMTP client that runs scripts.
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { after } from 'node:test';
 import { connect, type Socket } from 'node:net';
@@ -368,3 +369,12 @@ export function message(headers: Record<string, string>, body: string): string {
 }
 
 export const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+
+/** Waits until `ok()` holds, looking every 20 ms; fails the test, saying `what`, after `ms`. */
+export async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
