@@ -17,6 +17,35 @@ import { startReceiver } from './helpers/webhook-receiver.js';
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+/** A dispatcher whose poll (60 s) is far past each case's 5 s: only a wake-up it computed itself delivers in time. */
+const dispatch = (store: WebhookStore, now: () => number) =>
+  createDispatcher({
+    store,
+    logger: pino({ level: 'silent' }),
+    now,
+    allowPrivate: true,
+    timeoutMs: 5000,
+    retryForMs: 24 * 3_600_000,
+    backoff: exponentialBackoff(),
+    concurrency: 16,
+    leaseMs: 60_000,
+    pollMs: 60_000,
+    keepAttemptsMs: 7 * 24 * 3_600_000,
+    lookup: dnsLookup(),
+  });
+
+const mail = (addressId: number, address: string, uuid: string, createdAt: number) => ({
+  uuid,
+  addressId,
+  address,
+  source: 'a@b.example',
+  messageId: `<${uuid}@test>`,
+  metadata: JSON.stringify({ subject: uuid, attachments: [] }),
+  trace: Buffer.alloc(0),
+  body: { raw: Buffer.from(`Subject: ${uuid}\r\n\r\nx\r\n`), attachments: [] },
+  createdAt,
+});
+
 describe('webhook dispatcher', () => {
   it("a lease that runs out between the dispatcher's claim and its look at the next due time is taken over at once, not a poll later", async () => {
     const dir = tmp('temp-inbox-dispatcher-');
@@ -32,9 +61,7 @@ describe('webhook dispatcher', () => {
       await store.putWebhook(record.id, receiver.url(), secret, T);
       receiver.secret = secret;
       const uuid = randomUUID();
-      await store.insertMails([
-        { uuid, addressId: record.id, address, source: 'a@b.example', messageId: '<orphan@test>', metadata: JSON.stringify({ subject: 'orphan', attachments: [] }), trace: Buffer.alloc(0), body: { raw: Buffer.from('Subject: orphan\r\n\r\nx\r\n'), attachments: [] }, createdAt: T },
-      ]);
+      await store.insertMails([mail(record.id, address, uuid, T)]);
       // Claimed by a node that then died: its lease runs until T + 700.
       assert.equal((await store.claimDeliveries({ owner: 'dead-node', now: T, leaseMs: 700, limit: 10, busyWebhooks: [], operator: false })).length, 1);
 
@@ -44,33 +71,74 @@ describe('webhook dispatcher', () => {
       const asked: number[] = [];
       const webhookStore: WebhookStore = {
         ...store,
-        async nextDeliveryAt(operator) {
-          const next = await store.nextDeliveryAt(operator);
+        async nextDeliveryAt(operator, after) {
+          const next = await store.nextDeliveryAt(operator, after);
           asked.push(next ?? -1);
           clock = T + 701;
           return next;
         },
       };
-      const dispatcher = createDispatcher({
-        store: webhookStore,
-        logger: pino({ level: 'silent' }),
-        now: () => clock,
-        allowPrivate: true,
-        timeoutMs: 5000,
-        retryForMs: 24 * 3_600_000,
-        backoff: exponentialBackoff(),
-        concurrency: 16,
-        leaseMs: 60_000,
-        // A poll's wait would be far past the test's 5 s.
-        pollMs: 60_000,
-        keepAttemptsMs: 7 * 24 * 3_600_000,
-        lookup: dnsLookup(),
-      });
+      const dispatcher = dispatch(webhookStore, () => clock);
       try {
         const [post] = await receiver.untilPosts(1, 5000);
         assert.equal(post!.headers['webhook-id'], `msg_${uuid}`);
         assert.equal(post!.verified, true);
         assert.equal(asked[0], T + 700, 'the dispatcher saw the lease end as the next due time');
+      } finally {
+        await dispatcher.stop();
+      }
+    } finally {
+      await receiver.stop();
+      await store.close();
+    }
+  });
+
+  it('a delivery held back by its webhook\'s attempt on another node does not hide a lease elsewhere that ends sooner', async () => {
+    const dir = tmp('temp-inbox-dispatcher-');
+    dirs.push(dir);
+    const store = openSqliteStore(join(dir, 'temp-inbox.sqlite'));
+    const receiver = await startReceiver();
+    const T = Date.now();
+    let clock = T;
+    try {
+      const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+      receiver.secret = secret;
+      const hooked = async (address: string) => {
+        const record = (await store.createAddress(address, T))!;
+        await store.putWebhook(record.id, receiver.url(), secret, T);
+        return record;
+      };
+      const busy = await hooked('busy@temp-inbox.localhost');
+      const orphan = await hooked('orphan@temp-inbox.localhost');
+      // Webhook "busy": its first mail is in an attempt on a live node for a minute, so its
+      // second, due since T, waits for it. Webhook "orphan": its mail was leased by a node
+      // that died, until T + 700.
+      const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+      await store.insertMails([mail(busy.id, busy.address, first, T)]);
+      assert.equal((await store.claimDeliveries({ owner: 'live-node', now: T, leaseMs: 60_000, limit: 10, busyWebhooks: [], operator: false })).length, 1);
+      await store.insertMails([mail(orphan.id, orphan.address, third, T)]);
+      assert.equal((await store.claimDeliveries({ owner: 'dead-node', now: T, leaseMs: 700, limit: 10, busyWebhooks: [], operator: false })).length, 1);
+      await store.insertMails([mail(busy.id, busy.address, second, T)]);
+
+      // The dispatcher claims at T + 100 and finds nothing it may take. The next time
+      // anything can be claimed is the dead node's lease end, T + 700: the clock is there
+      // once the dispatcher has asked.
+      clock = T + 100;
+      const asked: (number | undefined)[] = [];
+      const webhookStore: WebhookStore = {
+        ...store,
+        async nextDeliveryAt(operator, after) {
+          const next = await store.nextDeliveryAt(operator, after);
+          asked.push(next);
+          clock = T + 700;
+          return next;
+        },
+      };
+      const dispatcher = dispatch(webhookStore, () => clock);
+      try {
+        const [post] = await receiver.untilPosts(1, 5000);
+        assert.equal(post!.headers['webhook-id'], `msg_${third}`, "the orphan's delivery, not the held-back one");
+        assert.equal(asked[0], T + 700);
       } finally {
         await dispatcher.stop();
       }

@@ -197,7 +197,7 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
       assert.equal(claimedBy.size, 600, 'every delivery claimed, once');
       const owners = new Set(claimedBy.values());
       assert.ok([...owners].some((o) => o.startsWith('a')) && [...owners].some((o) => o.startsWith('b')), 'both nodes took part');
-      assert.equal(await nodeA.nextDeliveryAt(true), undefined, 'nothing left');
+      assert.equal(await nodeA.nextDeliveryAt(true, 0), undefined, 'nothing left');
     } finally {
       await nodeA.close();
       await nodeB.close();

@@ -223,11 +223,13 @@ export interface WebhookStore {
    */
   finishDelivery(owner: string, deliveryId: number, attempt: WebhookAttempt): Promise<boolean>;
   /**
-   * When the next delivery can be claimed (the operator's only with `operator`): the earliest
-   * next attempt, or for a leased one the end of its lease (a node that died leaves it then);
-   * undefined when none is queued.
+   * When the next delivery can be claimed after `after` (the operator's only with
+   * `operator`): the earliest next attempt later than `after`, or for a leased one the end
+   * of its lease (a node that died leaves it then); undefined when none is. A delivery due
+   * by `after` is left out: it was due at the caller's claim, so it waits for an attempt to
+   * its webhook, and the lease of that attempt is a time of its own here.
    */
-  nextDeliveryAt(operator: boolean): Promise<number | undefined>;
+  nextDeliveryAt(operator: boolean, after: number): Promise<number | undefined>;
   /** The address's webhook's most recent attempts, newest first. */
   listWebhookAttempts(addressId: number, limit: number): Promise<WebhookAttempt[]>;
   /** Removes attempts made before attemptsBefore and unleased deliveries queued before queuedBefore. */

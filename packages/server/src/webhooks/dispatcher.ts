@@ -105,12 +105,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         for (const d of claimed) start(d);
         if (claimed.length < free) {
           // Nothing more is due: sleep until the next one is (a retry, or the end of a lease
-          // another node holds), a poll's worth at most, for what other nodes queue.
-          const next = await store.nextDeliveryAt(operator);
-          // One due by the claim's time but not claimed waits for an attempt to its webhook:
-          // ours wakes us when it ends, another node's is seen at the next poll. One that
-          // fell due since the claim (a lease ran out meanwhile) is claimed at once.
-          sleep = next === undefined || next <= at ? opts.pollMs : Math.max(0, next - now());
+          // another node holds), a poll's worth at most, for what other nodes queue. One due
+          // by the claim's time but not claimed waits for an attempt to its webhook: ours
+          // wakes us when it ends, another node's lease has its own end among those times
+          // (and an earlier end is seen at the next poll). One that fell due since the claim
+          // (a lease ran out meanwhile) is claimed at once.
+          const next = await store.nextDeliveryAt(operator, at);
+          sleep = next === undefined ? opts.pollMs : Math.max(0, next - now());
         }
       } while (again && !stopped);
     } catch (err) {

@@ -79,8 +79,8 @@ export const WEBHOOK_CASES: Case[] = [
       assert.equal(store.deliveriesQueued(), counted, 'a mail without a webhook queues nothing');
       const [idA, , idOp] = await store.insertMails([withHook, withoutHook, operatorToo]);
       assert.equal(store.deliveriesQueued(), counted + 2, "a's delivery and the operator's");
-      assert.equal(await store.nextDeliveryAt(true), T0 + 1);
-      assert.equal(await store.nextDeliveryAt(false), T0 + 1);
+      assert.equal(await store.nextDeliveryAt(true, T0), T0 + 1);
+      assert.equal(await store.nextDeliveryAt(false, T0), T0 + 1);
 
       assert.deepEqual(await claim(store, { now: T0 }), [], 'nothing is due before its mail arrived');
       const claimed = await claim(store);
@@ -112,7 +112,7 @@ export const WEBHOOK_CASES: Case[] = [
       );
       assert.deepEqual(await claim(store, { owner: 'node-b' }), [], 'leased: another claimer gets neither');
       assert.deepEqual(await claim(store, { owner: 'node-b', now: T0 + 1000 + LEASE - 1 }), [], 'still leased a moment before the lease ends');
-      assert.equal(await store.nextDeliveryAt(true), T0 + 1000 + LEASE, 'leased ones can be claimed when their lease ends');
+      assert.equal(await store.nextDeliveryAt(true, T0), T0 + 1000 + LEASE, 'leased ones can be claimed when their lease ends');
       const taken = await claim(store, { owner: 'node-b', now: T0 + 1000 + LEASE });
       assert.deepEqual(
         taken.map((d) => d.mail.uuid),
@@ -167,7 +167,8 @@ export const WEBHOOK_CASES: Case[] = [
       const failed = attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m1.uuid, outcome: 'failed', status: 500, error: 'The receiver answered 500.', nextAt: T0 + 5000 });
       assert.equal(await store.finishDelivery('node-b', d1!.id, failed), false, 'not the lease holder');
       assert.equal(await store.finishDelivery('node-a', d1!.id, failed), true);
-      assert.equal(await store.nextDeliveryAt(false), T0 + 2, 'm2 is due before the retry of m1');
+      assert.equal(await store.nextDeliveryAt(false, T0), T0 + 2, 'm2 is due before the retry of m1');
+      assert.equal(await store.nextDeliveryAt(false, T0 + 3), T0 + 5000, "past what is due by then (m2, b's mail), the retry of m1 is next");
       const [d2] = await claim(store, { now: T0 + 4999, busyWebhooks: [hookB.id] });
       assert.equal(d2!.mail.uuid, m2.uuid, 'm1 is not due again before its next attempt');
       assert.equal(await store.finishDelivery('node-a', d2!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m2.uuid, at: T0 + 4999 })), true);
@@ -252,10 +253,10 @@ export const WEBHOOK_CASES: Case[] = [
         (await store.listWebhookAttempts(a.id, 10)).map((x) => x.at),
         [T0 + 200],
       );
-      assert.equal(await store.nextDeliveryAt(true), T0 + 1, "the operator's delivery is still queued");
-      assert.equal(await store.nextDeliveryAt(false), undefined);
+      assert.equal(await store.nextDeliveryAt(true, T0), T0 + 1, "the operator's delivery is still queued");
+      assert.equal(await store.nextDeliveryAt(false, T0), undefined);
       assert.deepEqual(await store.pruneWebhooks({ attemptsBefore: 0, queuedBefore: T0 + 2, now: T0 + 1000 }), { attempts: 0, deliveries: 1 });
-      assert.equal(await store.nextDeliveryAt(true), undefined);
+      assert.equal(await store.nextDeliveryAt(true, T0), undefined);
     },
   ],
 ];

@@ -157,10 +157,11 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
         throw err;
       }
     },
-    async nextDeliveryAt(operator) {
-      const { rows } = await pool.query<{ at: string | null }>('SELECT min(greatest(next_at, coalesce(lease_until, 0))) AS at FROM webhook_outbox WHERE webhook_id IS NOT NULL OR $1::boolean', [
-        operator,
-      ]);
+    async nextDeliveryAt(operator, after) {
+      const { rows } = await pool.query<{ at: string | null }>(
+        'SELECT min(greatest(next_at, coalesce(lease_until, 0))) AS at FROM webhook_outbox WHERE (webhook_id IS NOT NULL OR $1::boolean) AND greatest(next_at, coalesce(lease_until, 0)) > $2',
+        [operator, after],
+      );
       return rows[0]?.at == null ? undefined : Number(rows[0].at);
     },
     async listWebhookAttempts(addressId, limit) {

@@ -127,7 +127,9 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
         'SELECT @webhookId, @addressId, @mailUuid, @url, @attempt, @at, @outcome, @status, @durationMs, @error, @nextAt ' +
         'WHERE EXISTS (SELECT 1 FROM addresses WHERE id = @addressId) AND (@webhookId IS NULL OR EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId))',
     ),
-    nextDue: db.prepare('SELECT min(max(next_at, coalesce(lease_until, 0))) FROM webhook_outbox WHERE webhook_id IS NOT NULL OR ?').pluck(),
+    nextDue: db.prepare(
+      'SELECT min(max(next_at, coalesce(lease_until, 0))) FROM webhook_outbox WHERE (webhook_id IS NOT NULL OR @operator) AND max(next_at, coalesce(lease_until, 0)) > @after',
+    ).pluck(),
     attempts: db.prepare(
       'SELECT a.webhook_id, a.address_id, a.mail_uuid, a.url, a.attempt, a.at, a.outcome, a.status, a.duration_ms, a.error, a.next_at ' +
         'FROM webhook_attempts a WHERE a.webhook_id = (SELECT id FROM webhooks WHERE address_id = ?) ORDER BY a.id DESC LIMIT ?',
@@ -187,8 +189,8 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
     async finishDelivery(owner, deliveryId, attempt) {
       return write(() => finish(owner, deliveryId, attempt));
     },
-    async nextDeliveryAt(operator) {
-      const at = q.nextDue.get(operator ? 1 : 0) as number | null;
+    async nextDeliveryAt(operator, after) {
+      const at = q.nextDue.get({ operator: operator ? 1 : 0, after }) as number | null;
       return at ?? undefined;
     },
     async listWebhookAttempts(addressId, limit) {
