@@ -4,7 +4,8 @@
 // a stamp (node_modules/.temp-inbox-setup) holds a hash of the lockfile, the
 // package manifests, the TypeScript and Vite configuration and every source
 // file that goes into a build. A restart with nothing changed skips both steps.
-// `--force` runs them whatever the stamp says. Plain JavaScript: it must run
+// `--force` runs them whatever the stamp says; `--check` only tells whether they would
+// run. Plain JavaScript: it must run
 // before anything is built.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -53,13 +54,16 @@ function npm(...args) {
   }
 }
 
+/** Whether the stamp says the install and build are current for these inputs. */
+export function upToDate() {
+  const current = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
+  return current === inputsHash() && BUILT.every((d) => existsSync(join(root, d)) && statSync(join(root, d)).isDirectory());
+}
+
 /** Installs and builds unless the stamp says both are current for these inputs. */
 export function setup({ force = false } = {}) {
   const started = Date.now();
-  const wanted = inputsHash();
-  const current = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
-  const built = BUILT.every((d) => existsSync(join(root, d)) && statSync(join(root, d)).isDirectory());
-  if (!force && current === wanted && built) {
+  if (!force && upToDate()) {
     process.stderr.write(`temp-inbox: dependencies and build are up to date (checked in ${Date.now() - started} ms).\n`);
     return;
   }
@@ -81,4 +85,12 @@ export function setupOrExit(options) {
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) setupOrExit({ force: process.argv.includes('--force') });
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // `--check`: changes nothing, and says (exit code 0, or 1) whether a setup would skip both steps.
+  if (process.argv.includes('--check')) {
+    const current = upToDate();
+    process.stderr.write(`temp-inbox: dependencies and build are ${current ? 'up to date' : 'not up to date (`npm run setup` installs and builds)'}.\n`);
+    process.exit(current ? 0 : 1);
+  }
+  setupOrExit({ force: process.argv.includes('--force') });
+}
