@@ -56,7 +56,8 @@ function attachmentDisposition(filename: string): string {
   return contentDisposition(clean, { type: 'attachment' });
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An RFC 9110 media type (token/token); \x60 is the backtick, which tchar allows. */
+const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+\/[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 
 /** Sends an attachment's decoded bytes: its type when well formed, as a download, sandboxed, never cached (also the mail.tm API's download). */
 export function sendAttachment(reply: FastifyReply, a: DecodedAttachment): FastifyReply {
