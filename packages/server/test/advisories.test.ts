@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { client, createAddress, DOMAIN, message, openData, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, DOMAIN, message, METRICS_TOKEN, openData, sendMail, startTestServer, untilPushOpen, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
 /** One raw HTTP/1.1 request, so that the path reaches the server exactly as written. */
@@ -32,7 +32,7 @@ describe('advisories', { timeout: 120_000 }, () => {
   let api: ReturnType<typeof client>;
   let httpPort: number;
   before(async () => {
-    server = await startTestServer({ MAX_MESSAGE_BYTES: '1048576' });
+    server = await startTestServer({ MAX_MESSAGE_BYTES: '1048576', METRICS_TOKEN });
     api = client(server);
     httpPort = (server.http.server.address() as { port: number }).port;
   });
@@ -215,8 +215,8 @@ describe('advisories', { timeout: 120_000 }, () => {
     } finally {
       streams.forEach((s) => s.close());
     }
-    // Once they are closed, a stream is admitted again.
-    await new Promise((r) => setTimeout(r, 300));
+    // Once they are closed (the server has seen each one go), a stream is admitted again.
+    await untilPushOpen(server, { events: 0 });
     const again = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
     again.close();
     assert.equal(again.status, 200);

@@ -56,16 +56,23 @@ describe('web UI with CHALLENGE=pow in Chromium', { skip: !ready && 'Chromium is
   });
 
   it('shows progress while it works, and solves a fresh challenge for every address (a refused one included)', async () => {
-    // Slow the challenge down so that the progress bar can be seen.
+    // Hold the first challenge until the progress bar has been seen, so that the check is
+    // still at work when it is looked for (however slowly this machine runs the lookups).
+    let seen!: () => void;
+    const progressSeen = new Promise<void>((r) => (seen = r));
     await page.route('**/api/challenge', async (route) => {
-      await new Promise((r) => setTimeout(r, 300));
+      await progressSeen;
       await route.continue();
     });
     await page.getByLabel('Name (optional)').fill('ui-pow');
     await page.getByRole('button', { name: 'New address' }).click();
     const status = page.getByRole('status').filter({ hasText: 'Checking this browser is not a bot' });
-    await status.waitFor();
-    await page.getByRole('progressbar', { name: 'Anti-bot check' }).waitFor();
+    try {
+      await status.waitFor();
+      await page.getByRole('progressbar', { name: 'Anti-bot check' }).waitFor();
+    } finally {
+      seen();
+    }
     // The name is taken: the API's sentence, and the spent challenge is not reused.
     await page.getByRole('alert').waitFor();
     assert.match((await page.getByRole('alert').textContent()) ?? '', /taken|live address|belongs/i);
