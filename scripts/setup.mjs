@@ -5,8 +5,7 @@
 // package manifests, the TypeScript and Vite configuration and every source
 // file that goes into a build. A restart with nothing changed skips both steps.
 // `--force` runs them whatever the stamp says; `--check` only tells whether they would
-// run. Plain JavaScript: it must run
-// before anything is built.
+// run. Plain JavaScript: it must run before anything is built.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
