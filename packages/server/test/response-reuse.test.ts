@@ -170,9 +170,13 @@ describe('response reuse: a repeated read is served from the cache', () => {
   const TOKEN = 'reuse-metrics-token';
   let server: TestServer;
   let db: Database.Database;
+  /** PRAGMA data_version of this process's own read-only connection to the server's database. */
+  let dataVersion: () => unknown;
   before(async () => {
     server = await startTestServer({ METRICS_TOKEN: TOKEN });
     db = new Database(join(server.dataDir, SQLITE_FILE), { readonly: true });
+    const version = db.prepare('PRAGMA data_version').pluck();
+    dataVersion = () => version.get();
   });
   after(async () => {
     db.close();
@@ -203,12 +207,11 @@ describe('response reuse: a repeated read is served from the cache', () => {
    * "Search"). The second answer is then the one to check.
    */
   const twiceStill = async <T>(route: string, read: () => Promise<T>) => {
-    const version = db.prepare('PRAGMA data_version').pluck();
     for (let attempt = 1; attempt <= 20; attempt++) {
-      const mark = version.get();
+      const mark = dataVersion();
       const first = await read();
       const second = await counted(route, read);
-      if (version.get() === mark) return { first, second: second.answer, outcome: second.outcome };
+      if (dataVersion() === mark) return { first, second: second.answer, outcome: second.outcome };
       await sleep(250);
     }
     assert.fail('the database never stayed unwritten for two requests');
