@@ -173,26 +173,30 @@ describe('parser lanes with a spare thread', () => {
 });
 
 describe('parser lanes: the spare only for a slow large task', () => {
-  it('small tasks get the spare once a large task has held its thread for spareAfterMs, not before', async () => {
+  // Node's timers are mocked (node:test's mock.timers): the spare's timer fires when the
+  // test moves the clock, so "not before 60 ms" and "at 60 ms" are exact.
+  /** Lets granted tasks' promise callbacks run (setImmediate is not mocked). */
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('small tasks get the spare once a large task has held its thread for spareAfterMs, not before', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const lanes = createParseLanes(1, 1, 60);
     const never = new AbortController().signal;
-    // The lanes' timer counts from the event loop's idea of now, taken when this turn of
-    // the loop began: start the clock at a turn's beginning, and allow for the moments a
-    // busy machine may take between it and the timer's start.
-    await new Promise((r) => setImmediate(r));
-    const t0 = performance.now();
     const large = (await lanes.enter('large', never))!;
     let granted = false;
     const small = lanes.enter('small', never).then((leave) => ((granted = true), leave!));
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(granted, false, 'no spare for a large task that has run 20 ms');
-    const leave = await small;
-    assert.ok(performance.now() - t0 >= 50, `the spare opened after ${(performance.now() - t0).toFixed(0)} ms`);
-    leave();
+    t.mock.timers.tick(59);
+    await settle();
+    assert.equal(granted, false, 'no spare for a large task that has run 59 ms');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.equal(granted, true, 'the spare at 60 ms');
+    (await small)();
     large();
   });
 
-  it('a large task that ends quickly opens no spare: small tasks then share the regular thread', async () => {
+  it('a large task that ends quickly opens no spare: small tasks then share the regular thread', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const lanes = createParseLanes(1, 1, 60);
     const never = new AbortController().signal;
     const large = (await lanes.enter('large', never))!;
@@ -201,7 +205,8 @@ describe('parser lanes: the spare only for a slow large task', () => {
     const firstLeave = (await first)!;
     let second = false;
     const next = lanes.enter('small', never).then((l) => ((second = true), l!));
-    await new Promise((r) => setTimeout(r, 100));
+    t.mock.timers.tick(1000);
+    await settle();
     assert.equal(second, false, 'no large task runs: no spare');
     firstLeave();
     (await next)();
