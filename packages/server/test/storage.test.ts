@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -276,6 +276,33 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       const t = Date.now();
       await store.close();
       assert.ok(Date.now() - t < 2_000, 'close stops the worker promptly');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('a store closed before its checkpointing thread has started keeps its writes, leaves no WAL, and opens again at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-ckpt-early-'));
+    const file = join(dir, 'x.sqlite');
+    try {
+      for (let round = 0; round < 3; round++) {
+        const store = openSqliteStore(file);
+        const a = (await store.createAddress(`early${round}@example.com`, Date.now()))!;
+        await store.insertMails([
+          { uuid: randomUUID(), addressId: a.id, address: a.address, source: '', messageId: '', metadata: '{}', trace: Buffer.alloc(0), body: { raw: randomBytes(20_000), attachments: [] }, createdAt: Date.now() },
+        ]);
+        await store.close();
+        assert.equal(existsSync(`${file}-wal`), false, 'the last connection checkpointed and removed the WAL');
+      }
+      // A thread left starting would open the file when it got there (a new WAL with it).
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(existsSync(`${file}-wal`), false, 'no checkpointing thread outlived its store');
+      const db = new Database(file, { readonly: true });
+      try {
+        assert.deepEqual(db.prepare('SELECT address FROM addresses ORDER BY id').pluck().all(), ['early0@example.com', 'early1@example.com', 'early2@example.com']);
+        assert.equal(db.prepare('SELECT count(*) FROM mails').pluck().get(), 3);
+      } finally {
+        db.close();
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -93,6 +93,7 @@ const checkpoint = (closing = false) => {
   }
 };
 const timer = setInterval(checkpoint, intervalMs);
+parentPort!.postMessage('ready');
 parentPort!.on('message', (message) => {
   if (message !== 'close') return;
   clearInterval(timer);

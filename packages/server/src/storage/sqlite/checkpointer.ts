@@ -26,6 +26,11 @@ export function startCheckpointer(db: Database.Database, file: string): Checkpoi
   worker.unref();
   let closing = false;
   let exited = false;
+  /** The thread has its connection and its timer (it said so). */
+  let ready = false;
+  worker.once('message', (message) => {
+    if (message === 'ready') ready = true;
+  });
   const exit = new Promise<void>((resolve) => {
     worker.once('exit', () => {
       exited = true;
@@ -40,6 +45,15 @@ export function startCheckpointer(db: Database.Database, file: string): Checkpoi
     async close() {
       closing = true;
       if (exited) return;
+      if (!ready) {
+        // Still starting (a store closed within a few hundred milliseconds of opening,
+        // as tests do): it has checkpointed nothing, so there is nothing to wait for.
+        // Ending it cannot cut a SQLite call short (a thread stops only between its
+        // JavaScript steps, and its connection is closed as it ends); the serving
+        // connection, the last one then, checkpoints as it closes.
+        await worker.terminate();
+        return;
+      }
       worker.postMessage('close');
       const timeout = setTimeout(() => void worker.terminate(), 5_000);
       await exit;
