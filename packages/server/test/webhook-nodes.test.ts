@@ -25,6 +25,7 @@ describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
         DATABASE_URL: PG_URL,
         DATABASE_SCHEMA: schema,
         REDIS_URL,
+        REDIS_KEY_PREFIX: `${schema}:`,
         JWT_SECRET: 'j'.repeat(40),
         SESSION_SECRET: 's'.repeat(40),
         WEBHOOK_ALLOW_PRIVATE: 'true',

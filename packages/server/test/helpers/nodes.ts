@@ -21,6 +21,8 @@ export function twoNodes(prefix: string, skip: string | false, extraEnv: Record<
     DATABASE_URL: PG_URL,
     DATABASE_SCHEMA: schema,
     REDIS_URL,
+    // Keys and the event channel of their own: address ids start at 1 in every schema.
+    REDIS_KEY_PREFIX: `${schema}:`,
     JWT_SECRET: randomBytes(32).toString('hex'),
     SESSION_SECRET: randomBytes(32).toString('hex'),
     ...extraEnv,
