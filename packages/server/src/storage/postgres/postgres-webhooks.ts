@@ -159,7 +159,7 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
     },
     async nextDeliveryAt(operator, after) {
       const { rows } = await pool.query<{ at: string | null }>(
-        'SELECT min(greatest(next_at, coalesce(lease_until, 0))) AS at FROM webhook_outbox WHERE (webhook_id IS NOT NULL OR $1::boolean) AND greatest(next_at, coalesce(lease_until, 0)) > $2',
+        'SELECT min(due) AS at FROM (SELECT greatest(next_at, coalesce(lease_until, 0)) AS due FROM webhook_outbox WHERE webhook_id IS NOT NULL OR $1::boolean) o WHERE due > $2',
         [operator, after],
       );
       return rows[0]?.at == null ? undefined : Number(rows[0].at);

@@ -128,7 +128,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
         'WHERE EXISTS (SELECT 1 FROM addresses WHERE id = @addressId) AND (@webhookId IS NULL OR EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId))',
     ),
     nextDue: db.prepare(
-      'SELECT min(max(next_at, coalesce(lease_until, 0))) FROM webhook_outbox WHERE (webhook_id IS NOT NULL OR @operator) AND max(next_at, coalesce(lease_until, 0)) > @after',
+      'SELECT min(due) FROM (SELECT max(next_at, coalesce(lease_until, 0)) AS due FROM webhook_outbox WHERE webhook_id IS NOT NULL OR @operator) WHERE due > @after',
     ).pluck(),
     attempts: db.prepare(
       'SELECT a.webhook_id, a.address_id, a.mail_uuid, a.url, a.attempt, a.at, a.outcome, a.status, a.duration_ms, a.error, a.next_at ' +
