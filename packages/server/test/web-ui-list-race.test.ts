@@ -2,7 +2,8 @@
 // list is the server's list as it was when the page was asked for, and the stream's
 // events can arrive before its answer. Here the page's list requests are answered by
 // the real server at once but handed to the page only after a mail has arrived over
-// the stream (and, in the second case, been deleted): the late answer must not undo it.
+// the stream (and, in the second case, been deleted; in the third, marked read
+// elsewhere): the late answer must not undo it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -84,6 +85,25 @@ describe('web UI: a list fetched before a live change does not undo it', { skip:
     await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor({ state: 'detached' });
     await release();
     assert.equal(await page.locator('.list .subject', { hasText: 'Soon deleted' }).count(), 0, 'the older answer did not bring it back');
+    await page.close();
+  });
+
+  it('a mail marked read over the stream while a list was on its way stays read', async () => {
+    const made = await createAddress(server, { name: 'race-read' });
+    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Read elsewhere' }, 'x') });
+    const listed = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt: made.jwt });
+    const uuid = listed.json.results[0].uuid as string;
+    // The first list passes; the catch-up when the stream opens (it lists the mail unread) is held.
+    const { page, held, release } = await openHeld(made.jwt, (n) => n === 2);
+    const item = page.locator('.list li', { hasText: 'Read elsewhere' }).locator('button.item');
+    await item.waitFor();
+    await page.locator('.live.on').waitFor();
+    await until('the catch-up requested', () => held() === 1);
+    assert.equal((await request(server.httpUrl, `/api/mail/${uuid}`, { method: 'PATCH', body: { seen: true }, jwt: made.jwt })).status, 200);
+    await page.waitForFunction(() => document.title === 'temp-inbox');
+    await release();
+    assert.equal((await item.getAttribute('class'))?.split(' ').includes('unread'), false, 'the older answer did not make it unread again');
+    assert.equal(await page.title(), 'temp-inbox', 'and it is not counted unread');
     await page.close();
   });
 });

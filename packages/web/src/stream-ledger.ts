@@ -13,7 +13,9 @@ export class StreamLedger {
   private seq = 0;
   private readonly added = new Map<string, number>();
   private readonly removed = new Map<string, number>();
-  private readonly seen = new Map<string, { at: number; seen: boolean }>();
+  /** When the stream last marked each mail read or unread, and to what (`seenAs`). */
+  private readonly seenAt = new Map<string, number>();
+  private readonly seenAs = new Map<string, boolean>();
   private clearedAt = 0;
   /** Fetches under way, by their marks: what the stream did before the oldest is forgotten. */
   private readonly open = new Map<LedgerMark, number>();
@@ -33,7 +35,8 @@ export class StreamLedger {
   }
 
   markSeen(uuid: string, seen: boolean): void {
-    this.seen.set(uuid, { at: ++this.seq, seen });
+    this.seenAt.set(uuid, ++this.seq);
+    this.seenAs.set(uuid, seen);
   }
 
   clear(): void {
@@ -52,8 +55,8 @@ export class StreamLedger {
     const fresh = page
       .filter((m) => !cleared && !after(this.removed.get(m.uuid)))
       .map((m) => {
-        const change = this.seen.get(m.uuid);
-        return change && after(change.at) && change.seen !== m.seen ? { ...m, seen: change.seen } : m;
+        const seen = this.seenAs.get(m.uuid);
+        return seen !== undefined && after(this.seenAt.get(m.uuid)) && seen !== m.seen ? { ...m, seen } : m;
       });
     const inPage = new Set(fresh.map((m) => m.uuid));
     const newer = list.filter((m) => !inPage.has(m.uuid) && after(this.added.get(m.uuid)));
@@ -74,8 +77,9 @@ export class StreamLedger {
   /** Drops what no fetch under way can need. */
   private forget(): void {
     const oldest = this.open.size ? Math.min(...this.open.keys()) : this.seq;
-    for (const map of [this.added, this.removed, this.seen]) {
-      for (const [uuid, v] of map) if ((typeof v === 'number' ? v : v.at) <= oldest) map.delete(uuid);
+    for (const map of [this.added, this.removed, this.seenAt]) {
+      for (const [uuid, at] of map) if (at <= oldest) map.delete(uuid);
     }
+    for (const uuid of this.seenAs.keys()) if (!this.seenAt.has(uuid)) this.seenAs.delete(uuid);
   }
 }
