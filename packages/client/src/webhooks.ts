@@ -58,8 +58,15 @@ const attempt = (d: WebhookDelivery): WebhookAttempt => ({
   nextAttemptAt: d.next_attempt_at === null ? null : new Date(d.next_attempt_at),
 });
 
-/** The service answered 404: the inbox has no webhook. */
-const none = (err: unknown): boolean => err instanceof TempInboxError && err.status === 404;
+/** What `call` resolves to, or `otherwise` when the service answered 404 (the inbox has no webhook). */
+async function unlessNone<T, U>(call: Promise<T>, otherwise: U): Promise<T | U> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof TempInboxError && err.status === 404) return otherwise;
+    throw err;
+  }
+}
 
 export class InboxWebhook {
   readonly #client: WebhookCaller;
@@ -83,23 +90,12 @@ export class InboxWebhook {
 
   /** The webhook (never its secret), or undefined when the inbox has none. */
   async get(): Promise<InboxWebhookInfo | undefined> {
-    try {
-      return info((await this.#client.json<Webhook>('GET', PATH, { token: this.#token }))!);
-    } catch (err) {
-      if (none(err)) return undefined;
-      throw err;
-    }
+    return unlessNone(this.#client.json<Webhook>('GET', PATH, { token: this.#token }).then((w) => info(w!)), undefined);
   }
 
   /** Removes the webhook, dropping deliveries not yet made; false when there was none. */
   async remove(): Promise<boolean> {
-    try {
-      await this.#client.json('DELETE', PATH, { token: this.#token });
-      return true;
-    } catch (err) {
-      if (none(err)) return false;
-      throw err;
-    }
+    return unlessNone(this.#client.json('DELETE', PATH, { token: this.#token }).then(() => true), false);
   }
 
   /** The recent delivery attempts, newest first (`limit` 1..100, default 50; kept 7 days). */
