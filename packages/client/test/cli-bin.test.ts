@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startTempInbox, type TempInbox } from '../../server/src/start-temp-inbox.js';
+import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { startService } from './helpers/service.js';
 import { send } from './helpers/mail.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -51,7 +52,7 @@ describe('the temp-inbox bin as npm links it', { timeout: 120_000 }, () => {
   let url: string;
   before(async () => {
     assert.ok(existsSync(BUILT), `the CLI is not built at ${BUILT}: run npm run build`);
-    server = await startTempInbox();
+    server = await startService();
     url = server.url;
   });
   after(async () => {

@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startTempInbox, type TempInbox } from '../../server/src/start-temp-inbox.js';
+import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { startService } from './helpers/service.js';
 import { delay, send } from './helpers/mail.js';
 
 const BIN = fileURLToPath(new URL('../bin/temp-inbox.js', import.meta.url));
@@ -53,7 +54,7 @@ describe('temp-inbox CLI', { timeout: 180_000 }, () => {
 
   before(async () => {
     assert.ok(existsSync(BUILT), `the CLI is not built at ${BUILT}: run npm run build`);
-    server = await startTempInbox();
+    server = await startService();
     url = { TEMP_INBOX_URL: server.url };
   });
   after(async () => {

@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTempInbox, type TempInbox } from '../../server/src/start-temp-inbox.js';
+import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { startService } from './helpers/service.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
 const ready = await serviceAvailable('chromium');
@@ -24,7 +25,7 @@ describe('Playwright fixture in Chromium', { skip: !ready && 'Chromium is not in
 
   before(async () => {
     assert.ok(existsSync(BUILT), `@temp-inbox/client is not built at ${BUILT}: run npm run build`);
-    server = await startTempInbox();
+    server = await startService();
     output = mkdtempSync(join(tmpdir(), 'temp-inbox-playwright-'));
   });
   after(async () => {

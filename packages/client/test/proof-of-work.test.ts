@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startTempInbox, type TempInbox } from '../../server/src/start-temp-inbox.js';
+import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { startService } from './helpers/service.js';
 import { TempInboxClient, TempInboxError } from '../src/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/temp-inbox.js', import.meta.url));
@@ -14,8 +15,8 @@ describe('proof of work, solved by the SDK and the CLI', { timeout: 120_000 }, (
   let pow: TempInbox;
   let open: TempInbox;
   before(async () => {
-    pow = await startTempInbox({ env: { CHALLENGE: 'pow' } });
-    open = await startTempInbox();
+    pow = await startService({ env: { CHALLENGE: 'pow' } });
+    open = await startService();
   });
   after(async () => {
     await pow?.stop();

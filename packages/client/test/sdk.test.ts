@@ -3,7 +3,8 @@
 // waitForNext, filters, link preference), exact timeouts, 429 and dropped connections.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTempInbox, type TempInbox } from '../../server/src/start-temp-inbox.js';
+import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { startService } from './helpers/service.js';
 import { Inbox, Message, TempInboxClient, TempInboxError, WaitTimeoutError, withInbox } from '../src/index.js';
 import { startDropProxy } from './helpers/drop-proxy.js';
 import { delay, send, sendMany } from './helpers/mail.js';
@@ -33,7 +34,7 @@ describe('SDK', { timeout: 120_000 }, () => {
   let client: TempInboxClient;
 
   before(async () => {
-    server = await startTempInbox();
+    server = await startService();
     client = new TempInboxClient({ baseUrl: server.url });
   });
   after(async () => server?.stop());
@@ -384,7 +385,7 @@ describe('SDK', { timeout: 120_000 }, () => {
 
 describe('SDK under rate limits', { timeout: 60_000 }, () => {
   it('honours Retry-After on 429, and a wait rate-limited past its timeout still rejects at T', async () => {
-    const server = await startTempInbox({ env: { RATE_LIMITS: 'on', RATE_LIMIT_MAILS: '1/2', RATE_LIMIT_SETTINGS: '0' } });
+    const server = await startService({ env: { RATE_LIMITS: 'on', RATE_LIMIT_MAILS: '1/2', RATE_LIMIT_SETTINGS: '0' } });
     try {
       const seen: { status: number; retryAfter: string | null }[] = [];
       const observed: typeof fetch = async (input, init) => {

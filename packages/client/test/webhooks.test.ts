@@ -8,7 +8,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { MailReceivedEvent } from '@temp-inbox/api';
-import { startTempInbox, type TempInbox } from '../../server/src/start-temp-inbox.js';
+import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { startService } from './helpers/service.js';
 import { TempInboxClient, TempInboxError } from '../src/index.js';
 import { send } from './helpers/mail.js';
 
@@ -37,7 +38,7 @@ describe('SDK: an inbox webhook', { timeout: 60_000 }, () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/mail`;
-    server = await startTempInbox({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    server = await startService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     client = new TempInboxClient({ baseUrl: server.url });
   });
   after(async () => {

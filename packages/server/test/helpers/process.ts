@@ -16,7 +16,8 @@ export interface ServiceProcess {
 export function startProcess(env: Record<string, string>, wrapper: string[] = []): Promise<ServiceProcess> {
   const [command, ...args] = [...wrapper, process.execPath, MAIN];
   const child = spawn(command!, args, {
-    env: { PATH: process.env['PATH'] ?? '', HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', LOG_LEVEL: 'warn', ...env },
+    // DNS_SERVERS: as in the in-process harness, the checks never ask the machine's resolvers.
+    env: { PATH: process.env['PATH'] ?? '', HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', LOG_LEVEL: 'warn', DNS_SERVERS: '127.0.0.1:1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
