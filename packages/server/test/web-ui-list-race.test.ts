@@ -71,35 +71,36 @@ describe('web UI: a list fetched before a live change does not undo it', { skip:
     await page.close();
   });
 
-  it('a mail deleted over the stream while a list was on its way stays gone', async () => {
-    const made = await createAddress(server, { name: 'race-gone' });
-    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Soon deleted' }, 'x') });
+  /**
+   * An inbox with one mail, `subject`, opened with the first list passing and the
+   * catch-up when the stream opens (which lists the mail as it was) held; resolves once
+   * the mail is listed, the stream is open and the catch-up was asked for.
+   */
+  async function withCatchUpHeld(name: string, subject: string) {
+    const made = await createAddress(server, { name });
+    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: subject }, 'x') });
     const listed = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt: made.jwt });
     const uuid = listed.json.results[0].uuid as string;
-    // The first list passes; the catch-up when the stream opens is held.
     const { page, held, release } = await openHeld(made.jwt, (n) => n === 2);
-    await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor();
+    const item = page.locator('.list li', { hasText: subject }).locator('button.item');
+    await item.waitFor();
     await page.locator('.live.on').waitFor();
     await until('the catch-up requested', () => held() === 1);
-    assert.equal((await request(server.httpUrl, `/api/mails/${uuid}`, { method: 'DELETE', jwt: made.jwt })).status, 200);
-    await page.locator('.list .subject', { hasText: 'Soon deleted' }).waitFor({ state: 'detached' });
+    return { jwt: made.jwt, uuid, page, item, release };
+  }
+
+  it('a mail deleted over the stream while a list was on its way stays gone', async () => {
+    const { jwt, uuid, page, item, release } = await withCatchUpHeld('race-gone', 'Soon deleted');
+    assert.equal((await request(server.httpUrl, `/api/mails/${uuid}`, { method: 'DELETE', jwt })).status, 200);
+    await item.waitFor({ state: 'detached' });
     await release();
-    assert.equal(await page.locator('.list .subject', { hasText: 'Soon deleted' }).count(), 0, 'the older answer did not bring it back');
+    assert.equal(await item.count(), 0, 'the older answer did not bring it back');
     await page.close();
   });
 
   it('a mail marked read over the stream while a list was on its way stays read', async () => {
-    const made = await createAddress(server, { name: 'race-read' });
-    await sendMail(server.smtpPort, { to: [made.address], message: message({ Subject: 'Read elsewhere' }, 'x') });
-    const listed = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt: made.jwt });
-    const uuid = listed.json.results[0].uuid as string;
-    // The first list passes; the catch-up when the stream opens (it lists the mail unread) is held.
-    const { page, held, release } = await openHeld(made.jwt, (n) => n === 2);
-    const item = page.locator('.list li', { hasText: 'Read elsewhere' }).locator('button.item');
-    await item.waitFor();
-    await page.locator('.live.on').waitFor();
-    await until('the catch-up requested', () => held() === 1);
-    assert.equal((await request(server.httpUrl, `/api/mail/${uuid}`, { method: 'PATCH', body: { seen: true }, jwt: made.jwt })).status, 200);
+    const { jwt, uuid, page, item, release } = await withCatchUpHeld('race-read', 'Read elsewhere');
+    assert.equal((await request(server.httpUrl, `/api/mail/${uuid}`, { method: 'PATCH', body: { seen: true }, jwt })).status, 200);
     await page.waitForFunction(() => document.title === 'temp-inbox');
     await release();
     assert.equal((await item.getAttribute('class'))?.split(' ').includes('unread'), false, 'the older answer did not make it unread again');
