@@ -14,6 +14,7 @@ import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { MIGRATIONS } from '../src/storage/sqlite/migrations.js';
 import { openSqliteStore, RAW_PART_BYTES } from '../src/storage/sqlite/sqlite-store.js';
 import { PG_URL, skipUnless } from './helpers/services.js';
+import { countGarbage, GARBAGE_BYTES } from '../src/memory/young-garbage.js';
 
 storeContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-store-'));
@@ -90,6 +91,38 @@ describe('postgres: large messages and attachments are stored in parts', () => {
       await store.close();
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await admin.end();
+    }
+  });
+});
+
+describe('postgres: what storing a large message leaves behind', () => {
+  it("node-postgres's copies of its parts are collected as it is stored, not left for V8 to find", { skip: pgSkip }, async () => {
+    const { store, cleanup } = await postgresStoreInOwnSchema('t');
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      const raw = randomBytes(16 * 1024 * 1024);
+      const held = () => process.memoryUsage().arrayBuffers;
+      // Nothing counted and nothing left over from before, so what follows is this store's alone.
+      countGarbage(GARBAGE_BYTES);
+      const before = held();
+      // The most held at any turn of the event loop while it is stored (a turn per query).
+      let most = 0;
+      let storing = true;
+      const sample = () => {
+        most = Math.max(most, held() - before);
+        if (storing) setImmediate(sample);
+      };
+      sample();
+      await store
+        .insertMails([
+          { uuid: randomUUID(), addressId: a.id, address: a.address, source: '', messageId: '', metadata: '{}', trace: Buffer.from('T\r\n'), body: { raw, attachments: [] }, createdAt: Date.now() },
+        ])
+        .finally(() => (storing = false));
+      // Each 512 KiB part is copied twice (32 MiB in all); left alone, V8 keeps those
+      // buffers until its young generation fills, which a few large objects never make it.
+      assert.ok(most <= 2 * GARBAGE_BYTES + 4 * RAW_PART_BYTES, `up to ${most} bytes held while 16 MiB was stored`);
+    } finally {
+      await cleanup();
     }
   });
 });

@@ -12,7 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
 import { clientKey, type WindowLimiter } from '../limits/window-limiter.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
-import { countRead, messageRead } from '../mail/read-garbage.js';
+import { countGarbage, endOfMessage } from '../memory/young-garbage.js';
 import type { MailService, Recipient } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createOpenCounter } from '../limits/open-counter.js';
@@ -219,7 +219,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         if (stream.sizeExceeded || claim.overBudget) return;
         if (claim.take(c.length)) {
           message.push(c);
-          return countRead(c.length);
+          return countGarbage(c.length);
         }
         // Past the budget: the connection is ended now (RFC 5321 §3.8), so its bytes cost neither memory nor reading.
         metrics?.smtpMessage('deferred');
@@ -231,7 +231,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         callback(err);
       });
       stream.on('end', () => {
-        messageRead();
+        endOfMessage();
         const finish = (err: Error | null, text?: string) => {
           endTransaction(s);
           callback(err, text);

@@ -11,6 +11,7 @@ import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
 import { indexWord, indexWords, queryWords } from '../search-words.js';
 import { partsOf } from '../parts.js';
+import { countGarbage, endOfMessage } from '../../memory/young-garbage.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -164,21 +165,30 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         const refs = new Map<MailBody, number>();
         for (const m of mails) refs.set(m.body, (refs.get(m.body) ?? 0) + 1);
         const bodyIds = new Map<MailBody, string>();
+        // node-postgres copies each part twice on its way out (into its parameters'
+        // buffer, then into the query's message): garbage that V8 would hold, a few
+        // times the message's size, until something else made it collect.
+        const bound = async (text: string, values: unknown[], part: Buffer) => {
+          const result = await q<{ id: string }>(client, text, values);
+          countGarbage(2 * part.length);
+          return result;
+        };
         for (const [body, n] of refs) {
           // A part at a time (storage/parts.ts): the first in the row itself, the rest beside it.
           const raw = partsOf(body.raw);
-          const { rows } = await q<{ id: string }>(client, 'INSERT INTO bodies (refs, parts, data) VALUES ($1, $2, $3) RETURNING id', [n, raw.length, raw[0]]);
+          const { rows } = await bound('INSERT INTO bodies (refs, parts, data) VALUES ($1, $2, $3) RETURNING id', [n, raw.length, raw[0]], raw[0]!);
           const bodyId = rows[0]!.id;
           bodyIds.set(body, bodyId);
-          for (let p = 1; p < raw.length; p++) await q(client, 'INSERT INTO body_parts (body_id, part, data) VALUES ($1, $2, $3)', [bodyId, p, raw[p]]);
+          for (let p = 1; p < raw.length; p++) await bound('INSERT INTO body_parts (body_id, part, data) VALUES ($1, $2, $3)', [bodyId, p, raw[p]], raw[p]!);
           for (let i = 0; i < body.attachments.length; i++) {
             const parts = partsOf(body.attachments[i]!);
-            await q(client, 'INSERT INTO body_attachments (body_id, idx, parts, content) VALUES ($1, $2, $3, $4)', [bodyId, i, parts.length, parts[0]]);
+            await bound('INSERT INTO body_attachments (body_id, idx, parts, content) VALUES ($1, $2, $3, $4)', [bodyId, i, parts.length, parts[0]], parts[0]!);
             for (let p = 1; p < parts.length; p++) {
-              await q(client, 'INSERT INTO body_attachment_parts (body_id, idx, part, data) VALUES ($1, $2, $3, $4)', [bodyId, i, p, parts[p]]);
+              await bound('INSERT INTO body_attachment_parts (body_id, idx, part, data) VALUES ($1, $2, $3, $4)', [bodyId, i, p, parts[p]], parts[p]!);
             }
           }
         }
+        endOfMessage();
         const ids: number[] = [];
         for (const m of mails) {
           const { rows } = await q<{ id: string }>(

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { countRead, messageRead, READ_GARBAGE_BYTES } from '../src/mail/read-garbage.js';
+import { countGarbage, endOfMessage, GARBAGE_BYTES } from '../src/memory/young-garbage.js';
 
 // What the SMTP side's socket reads leave behind: buffers of 64 KiB, garbage as soon as
 // their bytes are copied, owned by objects too small to fill the young generation.
@@ -19,8 +19,8 @@ function read(bytes: number, count?: (n: number) => void): void {
 
 /** Collects whatever is left (a full round of counted reads), so each case starts from nothing held. */
 async function settle(): Promise<number> {
-  read(READ_GARBAGE_BYTES, countRead);
-  messageRead();
+  read(GARBAGE_BYTES, countGarbage);
+  endOfMessage();
   await sleep(50);
   return arrayBuffers();
 }
@@ -32,7 +32,7 @@ async function heldAfter(before: number, ms: number, atMost = -Infinity): Promis
   return arrayBuffers() - before;
 }
 
-describe('read garbage', () => {
+describe('young garbage', () => {
   it('uncounted, 16 MiB of dropped read buffers stay held: V8 does not collect them on its own', async () => {
     const before = await settle();
     read(16 * MIB);
@@ -40,26 +40,26 @@ describe('read garbage', () => {
     assert.ok(held >= 12 * MIB, `held ${held} bytes`);
   });
 
-  it('counted, no more than about twice READ_GARBAGE_BYTES of them is ever held', async () => {
+  it('counted, no more than about twice GARBAGE_BYTES of them is ever held', async () => {
     const before = await settle();
     let most = 0;
     read(32 * MIB, (n) => {
-      countRead(n);
+      countGarbage(n);
       most = Math.max(most, arrayBuffers() - before);
     });
-    assert.ok(most <= 2 * READ_GARBAGE_BYTES + 2 * CHUNK, `held up to ${most} bytes`);
-    const held = await heldAfter(before, 1000, READ_GARBAGE_BYTES + CHUNK);
-    assert.ok(held <= READ_GARBAGE_BYTES + CHUNK, `held ${held} bytes at the end`);
+    assert.ok(most <= 2 * GARBAGE_BYTES + 2 * CHUNK, `held up to ${most} bytes`);
+    const held = await heldAfter(before, 1000, GARBAGE_BYTES + CHUNK);
+    assert.ok(held <= GARBAGE_BYTES + CHUNK, `held ${held} bytes at the end`);
   });
 
-  it('at the end of a message, what half of READ_GARBAGE_BYTES or more of reads left is freed; less is left to the next', async () => {
+  it('at the end of a message, what half of GARBAGE_BYTES or more of reads left is freed; less is left to the next', async () => {
     const before = await settle();
-    read(READ_GARBAGE_BYTES / 2 - CHUNK, countRead);
-    messageRead();
+    read(GARBAGE_BYTES / 2 - CHUNK, countGarbage);
+    endOfMessage();
     const small = await heldAfter(before, 200);
-    assert.ok(small >= READ_GARBAGE_BYTES / 2 - 2 * CHUNK, `a small message is not collected for (held ${small} bytes)`);
-    read(CHUNK, countRead);
-    messageRead();
+    assert.ok(small >= GARBAGE_BYTES / 2 - 2 * CHUNK, `a small message is not collected for (held ${small} bytes)`);
+    read(CHUNK, countGarbage);
+    endOfMessage();
     const held = await heldAfter(before, 1000, CHUNK);
     assert.ok(held <= CHUNK, `held ${held} bytes after the end of the message`);
   });
