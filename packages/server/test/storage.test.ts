@@ -2,13 +2,13 @@
 // PostgreSQL when one is reachable (see helpers/services.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { storeContract } from './helpers/store-contract.js';
+import { newMail, storeContract } from './helpers/store-contract.js';
 import { postgresStoreInOwnSchema } from './helpers/pg-store.js';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { MIGRATIONS } from '../src/storage/sqlite/migrations.js';
@@ -66,10 +66,9 @@ describe('postgres: large messages and attachments are stored in parts', () => {
       const a = (await store.createAddress('a@example.com', Date.now()))!;
       const raw = randomBytes(2 * RAW_PART_BYTES + 5);
       const attachments = [randomBytes(RAW_PART_BYTES + 1), randomBytes(10)];
-      const uuid = randomUUID();
-      await store.insertMails([
-        { uuid, addressId: a.id, address: a.address, source: '', messageId: '', metadata: '{}', trace: Buffer.from('T\r\n'), body: { raw, attachments }, createdAt: Date.now() },
-      ]);
+      const mail = newMail(a, Date.now(), { trace: Buffer.from('T\r\n'), body: { raw, attachments } });
+      const { uuid } = mail;
+      await store.insertMails([mail]);
       const sizes = async (sql: string) => (await admin.query(sql.replaceAll('$s', `"${schema}"`))).rows;
       assert.deepEqual(await sizes('SELECT parts, octet_length(data) AS first FROM $s.bodies'), [{ parts: 3, first: RAW_PART_BYTES }]);
       assert.deepEqual(await sizes('SELECT part, octet_length(data) AS bytes FROM $s.body_parts ORDER BY part'), [
@@ -113,11 +112,7 @@ describe('postgres: what storing a large message leaves behind', () => {
         if (storing) setImmediate(sample);
       };
       sample();
-      await store
-        .insertMails([
-          { uuid: randomUUID(), addressId: a.id, address: a.address, source: '', messageId: '', metadata: '{}', trace: Buffer.from('T\r\n'), body: { raw, attachments: [] }, createdAt: Date.now() },
-        ])
-        .finally(() => (storing = false));
+      await store.insertMails([newMail(a, Date.now(), { raw })]).finally(() => (storing = false));
       // Each 512 KiB part is copied twice (32 MiB in all); left alone, V8 keeps those
       // buffers until its young generation fills, which a few large objects never make it.
       assert.ok(most <= 2 * GARBAGE_BYTES + 4 * RAW_PART_BYTES, `up to ${most} bytes held while 16 MiB was stored`);
@@ -133,17 +128,6 @@ describe('sqlite: large messages are stored in parts', () => {
     const file = join(dir, 'x.sqlite');
     return { dir, file, store: openSqliteStore(file) };
   };
-  const newMail = (addressId: number, raw: Buffer, createdAt = Date.now()) => ({
-    uuid: randomUUID(),
-    addressId,
-    address: 'a@example.com',
-    source: '',
-    messageId: '',
-    metadata: '{}',
-    trace: Buffer.alloc(0),
-    body: { raw, attachments: [] },
-    createdAt,
-  });
   const rows = (file: string, table: string) => {
     const db = new Database(file, { readonly: true });
     try {
@@ -162,7 +146,7 @@ describe('sqlite: large messages are stored in parts', () => {
       let expectedParts = 0;
       for (const size of [RAW_PART_BYTES - 1, RAW_PART_BYTES, RAW_PART_BYTES + 1, 3 * RAW_PART_BYTES, 3 * RAW_PART_BYTES + 5]) {
         const raw = randomBytes(size);
-        const m = newMail(a.id, raw);
+        const m = newMail(a, Date.now(), { raw });
         await store.insertMails([m]);
         expectedParts += Math.ceil(size / RAW_PART_BYTES) - 1;
         const got = await store.getMail(a.id, m.uuid);
@@ -180,8 +164,8 @@ describe('sqlite: large messages are stored in parts', () => {
     try {
       const a = (await store.createAddress('a@example.com', Date.now()))!;
       const b = (await store.createAddress('b@example.com', Date.now()))!;
-      const ma = newMail(a.id, randomBytes(2 * RAW_PART_BYTES + 1));
-      const mb = newMail(b.id, randomBytes(2 * RAW_PART_BYTES + 1));
+      const ma = newMail(a, Date.now(), { raw: randomBytes(2 * RAW_PART_BYTES + 1) });
+      const mb = newMail(b, Date.now(), { raw: randomBytes(2 * RAW_PART_BYTES + 1) });
       await store.insertMails([ma, mb]);
       assert.equal(partRows(file), 4);
       assert.equal(await store.softDeleteMail(a.id, ma.uuid), true);
@@ -201,7 +185,7 @@ describe('sqlite: large messages are stored in parts', () => {
     try {
       const a = (await store.createAddress('a@example.com', Date.now()))!;
       const attachments = [randomBytes(3 * RAW_PART_BYTES + 9), randomBytes(RAW_PART_BYTES), randomBytes(10)];
-      const m = { ...newMail(a.id, randomBytes(100)), body: { raw: randomBytes(100), attachments } };
+      const m = newMail(a, Date.now(), { body: { raw: randomBytes(100), attachments } });
       await store.insertMails([m]);
       const db = new Database(file, { readonly: true });
       try {
@@ -232,7 +216,7 @@ describe('sqlite: large messages are stored in parts', () => {
     try {
       const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => store.createAddress(`${n}@example.com`, Date.now())));
       const body = { raw: randomBytes(2 * RAW_PART_BYTES + 1), attachments: [randomBytes(1000)] };
-      const mails = [a!, b!, c!].map((to) => ({ ...newMail(to.id, body.raw), address: to.address, trace: Buffer.from(`Received: for ${to.address}\r\n`), body }));
+      const mails = [a!, b!, c!].map((to) => newMail(to, Date.now(), { trace: Buffer.from(`Received: for ${to.address}\r\n`), body }));
       await store.insertMails(mails);
       assert.deepEqual([rows(file, 'bodies'), partRows(file), rows(file, 'body_attachments')], [1, 2, 1], 'one body, its parts and attachment once');
       await store.softDeleteMail(a!.id, mails[0]!.uuid);
@@ -294,9 +278,7 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       // land in the middle of the measurement.
       await Promise.all(
         Array.from({ length: 300 }, () =>
-          store.insertMails([
-            { uuid: randomUUID(), addressId: a.id, address: 'a@example.com', source: '', messageId: '', metadata: '{}', trace: Buffer.alloc(0), body: { raw: randomBytes(16_000), attachments: [] }, createdAt: Date.now() },
-          ]),
+          store.insertMails([newMail(a, Date.now(), { raw: randomBytes(16_000) })]),
         ),
       );
       // (Whether the commit itself checkpointed cannot be told from the file's size: the
@@ -319,9 +301,7 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
       for (let round = 0; round < 3; round++) {
         const store = openSqliteStore(file);
         const a = (await store.createAddress(`early${round}@example.com`, Date.now()))!;
-        await store.insertMails([
-          { uuid: randomUUID(), addressId: a.id, address: a.address, source: '', messageId: '', metadata: '{}', trace: Buffer.alloc(0), body: { raw: randomBytes(20_000), attachments: [] }, createdAt: Date.now() },
-        ]);
+        await store.insertMails([newMail(a, Date.now(), { raw: randomBytes(20_000) })]);
         await store.close();
         assert.equal(existsSync(`${file}-wal`), false, 'the last connection checkpointed and removed the WAL');
       }
@@ -403,7 +383,7 @@ describe('sqlite: WAL checkpoints run off the event loop', () => {
         Array.from({ length: 4 }, async () => {
           while (writing()) {
             const raw = randomBytes(8_000);
-            await store.insertMails([{ uuid: randomUUID(), addressId: a.id, address: 'a@example.com', source: '', messageId: '', metadata: '{}', trace: Buffer.alloc(0), body: { raw, attachments: [] }, createdAt: Date.now() }]);
+            await store.insertMails([newMail(a, Date.now(), { raw })]);
             written += raw.length;
             largestWal = Math.max(largestWal, statSync(`${file}-wal`).size);
           }
