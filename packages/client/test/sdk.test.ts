@@ -8,6 +8,7 @@ import { startService } from './helpers/service.js';
 import { Inbox, Message, TempInboxClient, TempInboxError, WaitTimeoutError, withInbox } from '../src/index.js';
 import { startDropProxy } from './helpers/drop-proxy.js';
 import { delay, send, sendMany } from './helpers/mail.js';
+import { observedFetch } from './helpers/observed-fetch.js';
 
 /** How late a timeout may reject, at most (the brief: T to T + 250 ms). */
 const SLACK_MS = 250;
@@ -358,28 +359,19 @@ describe('SDK', { timeout: 120_000 }, () => {
   it('a wait longer than the service\'s 60 s limit asks for 60 s, and the service holds that poll', async () => {
     // What chaining does past a poll's end is the case above (1 s polls); here the
     // default client's first poll is the longest the service takes, and it is taken.
-    const polls: { url: string; status?: number }[] = [];
-    const watched = new TempInboxClient({
-      baseUrl: server.url,
-      fetch: async (input, init) => {
-        const url = String(input instanceof Request ? input.url : input);
-        const poll: { url: string; status?: number } | undefined = url.includes('/api/mails/wait') ? { url } : undefined;
-        if (poll) polls.push(poll);
-        const res = await fetch(input, init);
-        if (poll) poll.status = res.status;
-        return res;
-      },
-    });
+    const observed = observedFetch();
+    const polls = () => observed.calls.filter((c) => c.url.includes('/api/mails/wait'));
+    const watched = new TempInboxClient({ baseUrl: server.url, fetch: observed.fetch });
     await using inbox = await watched.createInbox();
     const waiting = inbox.waitForMail({ timeout: 61_500 });
-    for (const deadline = Date.now() + 5000; polls.length === 0 && Date.now() < deadline; ) await delay(20);
+    for (const deadline = Date.now() + 5000; polls().length === 0 && Date.now() < deadline; ) await delay(20);
     await delay(1500);
-    assert.equal(polls.length, 1, 'one poll, held by the service');
-    assert.equal(new URL(polls[0]!.url).searchParams.get('timeout'), '60');
-    assert.equal(polls[0]!.status, undefined, 'not answered yet');
+    assert.equal(polls().length, 1, 'one poll, held by the service');
+    assert.equal(new URL(polls()[0]!.url).searchParams.get('timeout'), '60');
+    assert.equal(polls()[0]!.status, undefined, 'not answered yet');
     await send(server, { to: inbox.address, subject: 'within the minute', text: 'z' });
     assert.equal((await waiting).subject, 'within the minute');
-    assert.deepEqual(polls.map((p) => p.status), [200]);
+    assert.deepEqual(polls().map((p) => p.status), [200]);
   });
 });
 
@@ -387,19 +379,14 @@ describe('SDK under rate limits', { timeout: 60_000 }, () => {
   it('honours Retry-After on 429, and a wait rate-limited past its timeout still rejects at T', async () => {
     const server = await startService({ env: { RATE_LIMITS: 'on', RATE_LIMIT_MAILS: '1/2', RATE_LIMIT_SETTINGS: '0' } });
     try {
-      const seen: { status: number; retryAfter: string | null }[] = [];
-      const observed: typeof fetch = async (input, init) => {
-        const res = await fetch(input, init);
-        seen.push({ status: res.status, retryAfter: res.headers.get('retry-after') });
-        return res;
-      };
-      const client = new TempInboxClient({ baseUrl: server.url, fetch: observed });
+      const observed = observedFetch();
+      const client = new TempInboxClient({ baseUrl: server.url, fetch: observed.fetch });
       const inbox: Inbox = await client.createInbox();
       await inbox.list();
       const started = performance.now();
       assert.equal((await inbox.list()).count, 0, 'refused once, then served');
       const took = performance.now() - started;
-      const refused = seen.find((s) => s.status === 429);
+      const refused = observed.calls.find((c) => c.status === 429);
       assert.ok(refused, 'the second list was refused with 429');
       const retryAfter = Number(refused.retryAfter) * 1000;
       assert.ok(retryAfter >= 1000, `Retry-After ${refused.retryAfter}`);
