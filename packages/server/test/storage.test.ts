@@ -94,28 +94,52 @@ describe('postgres: large messages and attachments are stored in parts', () => {
   });
 });
 
-describe('postgres: what storing a large message leaves behind', () => {
+describe('postgres: what storing and reading a large message leaves behind', () => {
+  const held = () => process.memoryUsage().arrayBuffers;
+  /** Runs `work` and returns the most `measure` rose above its value before, read at every turn of the event loop meanwhile (a turn per query). */
+  const peakDuring = async (measure: () => number, work: () => Promise<unknown>): Promise<number> => {
+    // Nothing counted and nothing left over from before, so what follows is this work's alone.
+    countGarbage(GARBAGE_BYTES);
+    const before = measure();
+    let most = 0;
+    let working = true;
+    const sample = () => {
+      most = Math.max(most, measure() - before);
+      if (working) setImmediate(sample);
+    };
+    sample();
+    await work().finally(() => (working = false));
+    return most;
+  };
+
   it("node-postgres's copies of its parts are collected as it is stored, not left for V8 to find", { skip: pgSkip }, async () => {
     const { store, cleanup } = await postgresStoreInOwnSchema('t');
     try {
       const a = (await store.createAddress('a@example.com', Date.now()))!;
       const raw = randomBytes(16 * 1024 * 1024);
-      const held = () => process.memoryUsage().arrayBuffers;
-      // Nothing counted and nothing left over from before, so what follows is this store's alone.
-      countGarbage(GARBAGE_BYTES);
-      const before = held();
-      // The most held at any turn of the event loop while it is stored (a turn per query).
-      let most = 0;
-      let storing = true;
-      const sample = () => {
-        most = Math.max(most, held() - before);
-        if (storing) setImmediate(sample);
-      };
-      sample();
-      await store.insertMails([newMail(a, Date.now(), { raw })]).finally(() => (storing = false));
+      const most = await peakDuring(held, () => store.insertMails([newMail(a, Date.now(), { raw })]));
       // Each 512 KiB part is copied twice (32 MiB in all); left alone, V8 keeps those
       // buffers until its young generation fills, which a few large objects never make it.
       assert.ok(most <= 2 * GARBAGE_BYTES + 4 * RAW_PART_BYTES, `up to ${most} bytes held while 16 MiB was stored`);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('read back, it holds little more than the message: its parts arrive as hex, and what they arrived in is collected as they come', { skip: pgSkip }, async () => {
+    const { store, cleanup } = await postgresStoreInOwnSchema('t');
+    try {
+      const a = (await store.createAddress('a@example.com', Date.now()))!;
+      const mail = newMail(a, Date.now(), { raw: randomBytes(16 * 1024 * 1024) });
+      await store.insertMails([mail]);
+      // Buffers and V8's heap both: the socket reads are buffers, the hex strings are heap.
+      const inUse = () => held() + process.memoryUsage().heapUsed;
+      let got: Buffer | undefined;
+      const most = await peakDuring(inUse, async () => (got = (await store.getMail(a.id, mail.uuid))?.raw));
+      assert.ok(got?.equals(mail.body.raw), 'read back whole');
+      // The parts read so far (16 MiB by the last) are the message; the rest is what has not been collected yet.
+      const beyond = most - mail.body.raw.length;
+      assert.ok(beyond <= 2 * GARBAGE_BYTES + 4 * RAW_PART_BYTES, `up to ${beyond} bytes beyond the message held while it was read`);
     } finally {
       await cleanup();
     }

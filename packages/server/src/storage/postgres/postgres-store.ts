@@ -115,8 +115,29 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   }
 
   const q = <R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []) => db.query<R>(text, values);
-  /** The further parts of a body or attachment, in order (storage/parts.ts). */
-  const restOf = async (db: Queryable, text: string, values: unknown[]) => (await q<{ data: Buffer }>(db, text, values)).rows.map((r) => r.data);
+  /**
+   * A body or an attachment whole: `head` (what its row holds) and its further parts
+   * (storage/parts.ts), a query a part; undefined when a part is missing (the mail was
+   * deleted meanwhile: gone, not cut short). Each part arrives as hex, twice its size,
+   * in socket reads that node-postgres copies into one buffer and then decodes from a
+   * string of the same size: about four times the part left behind, and the parts
+   * themselves once joined. All of it is counted (memory/young-garbage.ts), so reading
+   * a large message holds little more than the message.
+   */
+  const whole = async (head: Buffer[], parts: number, text: string, values: unknown[]): Promise<Buffer | undefined> => {
+    const pieces = [...head];
+    let read = 0;
+    for (let part = 1; part < parts; part++) {
+      const data = (await q<{ data: Buffer }>(pool, text, [...values, part])).rows[0]?.data;
+      if (!data) return undefined;
+      pieces.push(data);
+      read += data.length;
+      countGarbage(4 * data.length);
+    }
+    const joined = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    countGarbage(read);
+    return joined;
+  };
   let closed = false;
   let deliveriesQueued = 0;
 
@@ -276,10 +297,8 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       if (!row) return undefined;
       // Mail stored before the v2 schema holds its whole message in raw and no body.
       if (!row.body) return { ...toSummary(row), raw: row.raw! };
-      const rest = row.body_parts! > 1 ? await restOf(pool, 'SELECT data FROM body_parts WHERE body_id = $1 ORDER BY part', [row.body_id!]) : [];
-      // Read apart from its first part: a mail deleted in between is gone, not cut short.
-      if (rest.length !== row.body_parts! - 1) return undefined;
-      return { ...toSummary(row), raw: Buffer.concat([row.raw!, row.body, ...rest]) };
+      const raw = await whole([row.raw!, row.body], row.body_parts!, 'SELECT data FROM body_parts WHERE body_id = $1 AND part = $2', [row.body_id!]);
+      return raw && { ...toSummary(row), raw };
     },
     async getAttachment(addressId, uuid, index) {
       const { rows } = await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null }>(
@@ -290,12 +309,9 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       );
       const row = rows[0];
       if (!row) return undefined;
-      const rest =
-        row.content && row.parts! > 1
-          ? await restOf(pool, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 ORDER BY part', [row.body_id!, index])
-          : [];
-      if (row.content && rest.length !== row.parts! - 1) return undefined;
-      return { metadata: row.metadata, content: rest.length ? Buffer.concat([row.content!, ...rest]) : row.content, legacy: row.body_id === null };
+      const content = row.content && (await whole([row.content], row.parts!, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 AND part = $3', [row.body_id!, index]));
+      if (content === undefined) return undefined;
+      return { metadata: row.metadata, content, legacy: row.body_id === null };
     },
     async addressUsage(addressId) {
       const { rows } = await q<{ count: string; bytes: string }>(
