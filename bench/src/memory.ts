@@ -36,6 +36,17 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ res
   return { result, before, peak: Math.max(sampled, hwmReset ? m.hwm : 0), after: m.rss, hwmReset };
 }
 
+/** The newest mail of the inbox read with GET /api/mail/{uuid}, while `pid`'s RSS is sampled. */
+async function readBack(pid: number, httpUrl: string, jwt: string) {
+  const list = await getJson<{ results: { uuid: string }[] }>(`${httpUrl}/api/mails?limit=1&offset=0`, jwt);
+  const uuid = list.results[0]!.uuid;
+  return peakDuring(pid, async () => {
+    const res = await httpRequest(`${httpUrl}/api/mail/${uuid}`, { headers: { authorization: `Bearer ${jwt}` } });
+    if (res.status !== 200) throw new Error(`GET big mail -> ${res.status}`);
+    return res.body.length;
+  });
+}
+
 export const memory: Bench = async (ctx) => {
   const count = ctx.quick ? 1_000 : 100_000;
   let server: TempInbox | undefined;
@@ -67,13 +78,7 @@ export const memory: Bench = async (ctx) => {
     const rise = deliver.peak - deliver.before;
 
     // Reading it back (informational): GET /api/mail/{uuid} returns the raw message as JSON.
-    const list = await getJson<{ results: { uuid: string; metadata: string }[] }>(`${server.httpUrl}/api/mails?limit=1&offset=0`, inboxes[0]!.jwt);
-    const uuid = list.results[0]!.uuid;
-    const read = await peakDuring(pid, async () => {
-      const res = await httpRequest(`${server!.httpUrl}/api/mail/${uuid}`, { headers: { authorization: `Bearer ${inboxes[0]!.jwt}` } });
-      if (res.status !== 200) throw new Error(`GET big mail -> ${res.status}`);
-      return res.body.length;
-    });
+    const read = await readBack(pid, server.httpUrl, inboxes[0]!.jwt);
     const readRise = read.peak - read.before;
     await server.stop();
     server = undefined;
@@ -94,7 +99,7 @@ export const memory: Bench = async (ctx) => {
 
     // The same message into a server on PostgreSQL (informational): its first and its
     // second, since memory the first leaves behind shows as a smaller second rise.
-    let onPg: { first: Awaited<ReturnType<typeof peakDuring>>; second: Awaited<ReturnType<typeof peakDuring>> } | undefined;
+    let onPg: { first: Awaited<ReturnType<typeof peakDuring>>; second: Awaited<ReturnType<typeof peakDuring>>; read: Awaited<ReturnType<typeof readBack>> } | undefined;
     if (await pgReachable()) {
       const schema = benchSchema('memory');
       let pgServer: TempInbox | undefined;
@@ -107,7 +112,9 @@ export const memory: Bench = async (ctx) => {
         const once = () => peakDuring(pgPid, () => sendOnce(pgServer!.smtpPort, to.address, big));
         const first = await once();
         await sleep(1000);
-        onPg = { first, second: await once() };
+        const second = await once();
+        await sleep(1000);
+        onPg = { first, second, read: await readBack(pgPid, pgServer.httpUrl, to.jwt) };
       } finally {
         await pgServer?.stop();
         await dropSchema(schema);
@@ -167,6 +174,17 @@ export const memory: Bench = async (ctx) => {
         target: '(none)',
         verdict: 'info',
         values: { firstBefore: onPg.first.before, firstPeak: onPg.first.peak, secondBefore: onPg.second.before, secondPeak: onPg.second.peak, first: round(first / big.length, 3), second: round(second / big.length, 3) },
+      });
+      const pgReadRise = onPg.read.peak - onPg.read.before;
+      rows.push({
+        bench: 'memory',
+        measure: 'reading it back on PostgreSQL (GET /api/mail)',
+        ours: `+${fmt(pgReadRise / MB)} MB peak`,
+        baseline: `${fmt(onPg.read.before / MB)} MB before`,
+        result: `${fmt(pgReadRise / big.length)}× its size`,
+        target: '(none)',
+        verdict: 'info',
+        values: { before: onPg.read.before, peak: onPg.read.peak, ratio: round(pgReadRise / big.length, 3) },
       });
     } else {
       rows.push({ bench: 'memory', measure: 'the same message on PostgreSQL', ours: '', baseline: '', result: `no PostgreSQL at ${PG_URL}`, target: '(none)', verdict: 'not measured' });
