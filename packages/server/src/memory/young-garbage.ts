@@ -8,7 +8,9 @@
 //   (a 10 MB message left 20 MB of them);
 // - PostgreSQL's writes: node-postgres copies each bound value into a buffer for its
 //   parameters and that into the query's message, so each part of a stored message
-//   (storage/parts.ts) leaves about twice its size behind.
+//   (storage/parts.ts) leaves about twice its size behind;
+// - PostgreSQL's reads: each part arrives as hex text, twice its size, in socket reads
+//   copied into one buffer and decoded from a string, about four times the part.
 // So every GARBAGE_BYTES counted, a minor collection (a scavenge of the young generation
 // alone, about a millisecond when it holds little that lives) frees them.
 import { setFlagsFromString } from 'node:v8';
