@@ -4,6 +4,8 @@
 // message, in a buffer that grows by half at a time). Bound a part at a time, no such
 // copy is larger than a part (docs/decisions.md "A large message").
 
+import { countGarbage } from '../memory/young-garbage.js';
+
 /** The size of each stored part; the last may be shorter. */
 export const PART_BYTES = 512 * 1024;
 
@@ -12,4 +14,26 @@ export function partsOf(bytes: Buffer): Buffer[] {
   const parts: Buffer[] = [];
   for (let at = 0; at === 0 || at < bytes.length; at += PART_BYTES) parts.push(bytes.subarray(at, at + PART_BYTES));
   return parts;
+}
+
+/**
+ * One buffer of exactly `bytes`, filled by `add` with the pieces of a message or an
+ * attachment in order as they are read, so that it is held once rather than as its parts
+ * and again as their join; each piece is garbage once added (counted as such by
+ * memory/young-garbage.ts). `done` is undefined unless the pieces filled it exactly: a
+ * part missing or changed means the mail was deleted while it was read.
+ */
+export function partsJoiner(bytes: number): { add(piece: Buffer): boolean; done(): Buffer | undefined } {
+  const whole = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  return {
+    add(piece) {
+      if (at + piece.length > bytes) return false;
+      piece.copy(whole, at);
+      at += piece.length;
+      countGarbage(piece.length);
+      return true;
+    },
+    done: () => (at === bytes ? whole : undefined),
+  };
 }

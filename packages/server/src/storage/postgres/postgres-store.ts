@@ -10,7 +10,7 @@ import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
 import { indexWord, indexWords, queryWords } from '../search-words.js';
-import { partsOf } from '../parts.js';
+import { partsJoiner, partsOf } from '../parts.js';
 import { countGarbage, endOfMessage } from '../../memory/young-garbage.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -34,6 +34,8 @@ interface MailRow {
   body_id?: string | null;
   body?: Buffer | null;
   body_parts?: number | null;
+  /** The bytes of the body's parts after the first (a bigint, as a string). */
+  rest_bytes?: string;
 }
 
 const toAddress = (r: AddressRow): AddressRecord => ({ id: Number(r.id), address: r.address, createdAt: Number(r.created_at) });
@@ -116,27 +118,23 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
 
   const q = <R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []) => db.query<R>(text, values);
   /**
-   * A body or an attachment whole: `head` (what its row holds) and its further parts
-   * (storage/parts.ts), a query a part; undefined when a part is missing (the mail was
-   * deleted meanwhile: gone, not cut short). Each part arrives as hex, twice its size,
-   * in socket reads that node-postgres copies into one buffer and then decodes from a
-   * string of the same size: about four times the part left behind, and the parts
-   * themselves once joined. All of it is counted (memory/young-garbage.ts), so reading
-   * a large message holds little more than the message.
+   * A body or an attachment whole, `bytes` long: `head` (what its row holds) and then its
+   * further parts (storage/parts.ts), a query a part, each copied into the whole as it
+   * comes; undefined when a part is missing (the mail was deleted meanwhile: gone, not
+   * cut short). Each part arrives as hex, twice its size, in socket reads that
+   * node-postgres copies into one buffer and then decodes from a string of the same
+   * size: about four times the part left behind, counted (memory/young-garbage.ts) with
+   * the part itself, so reading a large message holds little more than the message.
    */
-  const whole = async (head: Buffer[], parts: number, text: string, values: unknown[]): Promise<Buffer | undefined> => {
-    const pieces = [...head];
-    let read = 0;
+  const whole = async (head: Buffer[], bytes: number, parts: number, text: string, values: unknown[]): Promise<Buffer | undefined> => {
+    const joined = partsJoiner(head.reduce((n, piece) => n + piece.length, 0) + bytes);
+    for (const piece of head) joined.add(piece);
     for (let part = 1; part < parts; part++) {
       const data = (await q<{ data: Buffer }>(pool, text, [...values, part])).rows[0]?.data;
-      if (!data) return undefined;
-      pieces.push(data);
-      read += data.length;
+      if (!data || !joined.add(data)) return undefined;
       countGarbage(4 * data.length);
     }
-    const joined = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
-    countGarbage(read);
-    return joined;
+    return joined.done();
   };
   let closed = false;
   let deliveriesQueued = 0;
@@ -289,7 +287,10 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     async getMail(addressId, uuid) {
       const { rows } = await q<MailRow>(
         pool,
-        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, m.body_id, b.data AS body, b.parts AS body_parts FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ` +
+        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, m.body_id, b.data AS body, b.parts AS body_parts, ` +
+          // octet_length of a stored value reads its size, not its data.
+          '(SELECT coalesce(sum(octet_length(p.data)), 0) FROM body_parts p WHERE p.body_id = m.body_id AND b.parts > 1) AS rest_bytes ' +
+          'FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ' +
           'WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
         [addressId, uuid],
       );
@@ -297,19 +298,21 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       if (!row) return undefined;
       // Mail stored before the v2 schema holds its whole message in raw and no body.
       if (!row.body) return { ...toSummary(row), raw: row.raw! };
-      const raw = await whole([row.raw!, row.body], row.body_parts!, 'SELECT data FROM body_parts WHERE body_id = $1 AND part = $2', [row.body_id!]);
+      const raw = await whole([row.raw!, row.body], Number(row.rest_bytes), row.body_parts!, 'SELECT data FROM body_parts WHERE body_id = $1 AND part = $2', [row.body_id!]);
       return raw && { ...toSummary(row), raw };
     },
     async getAttachment(addressId, uuid, index) {
-      const { rows } = await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null }>(
+      const { rows } = await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null; rest_bytes: string }>(
         pool,
-        'SELECT m.metadata, m.body_id, a.parts, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
+        'SELECT m.metadata, m.body_id, a.parts, a.content, ' +
+          '(SELECT coalesce(sum(octet_length(p.data)), 0) FROM body_attachment_parts p WHERE p.body_id = m.body_id AND p.idx = $1 AND a.parts > 1) AS rest_bytes ' +
+          'FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
           'WHERE m.address_id = $2 AND m.uuid = $3 AND m.deleted_at IS NULL',
         [index, addressId, uuid],
       );
       const row = rows[0];
       if (!row) return undefined;
-      const content = row.content && (await whole([row.content], row.parts!, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 AND part = $3', [row.body_id!, index]));
+      const content = row.content && (await whole([row.content], Number(row.rest_bytes), row.parts!, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 AND part = $3', [row.body_id!, index]));
       if (content === undefined) return undefined;
       return { metadata: row.metadata, content, legacy: row.body_id === null };
     },

@@ -15,7 +15,7 @@ import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { indexWord, queryWords } from '../search-words.js';
 import { createSearchQueue } from './search-queue.js';
-import { PART_BYTES, partsOf } from '../parts.js';
+import { PART_BYTES, partsJoiner, partsOf } from '../parts.js';
 
 /** Messages and attachments above this size are stored in parts of this size (their own row holds the first; storage/parts.ts). */
 export const RAW_PART_BYTES = PART_BYTES;
@@ -45,6 +45,8 @@ interface MailRow {
   body_id?: number | null;
   body?: Buffer | null;
   body_parts?: number | null;
+  /** The bytes of the body's parts after the first. */
+  rest_bytes?: number;
 }
 
 const toSummary = (r: MailRow): MailSummary => ({
@@ -154,6 +156,8 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, parts, content) VALUES (?, ?, ?, ?)'),
     insertAttachmentPart: db.prepare('INSERT INTO body_attachment_parts (attachment_id, part, data) VALUES (?, ?, ?)'),
     attachmentParts: db.prepare('SELECT data FROM body_attachment_parts WHERE attachment_id = ? ORDER BY part').pluck(),
+    // length() of a blob reads its size, not its pages.
+    attachmentRestBytes: db.prepare('SELECT coalesce(sum(length(data)), 0) FROM body_attachment_parts WHERE attachment_id = ?').pluck(),
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
     rawParts: db.prepare('SELECT data FROM mail_raw_parts WHERE mail_id = ? ORDER BY part').pluck(),
     bodyParts: db.prepare('SELECT data FROM body_parts WHERE body_id = ? ORDER BY part').pluck(),
@@ -167,7 +171,9 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     // Answered from the index alone (it holds address_id and deleted_at).
     countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
     getMail: db.prepare(
-      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.raw, m.raw_parts, m.body_id, b.data AS body, b.parts AS body_parts ' +
+      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.raw, m.raw_parts, m.body_id, b.data AS body, b.parts AS body_parts, ' +
+        // length() of a blob reads its size, not its pages.
+        '(SELECT coalesce(sum(length(p.data)), 0) FROM body_parts p WHERE p.body_id = m.body_id AND b.parts > 1) AS rest_bytes ' +
         'FROM mails m LEFT JOIN bodies b ON b.id = m.body_id WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
     ),
     setSeen: db.prepare(
@@ -350,17 +356,29 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     async getMail(addressId, uuid) {
       const row = q.getMail.get(addressId, uuid) as MailRow | undefined;
       if (!row) return undefined;
-      let raw: Buffer;
-      if (row.body_id != null) raw = Buffer.concat([row.raw!, row.body!, ...(row.body_parts! > 1 ? (q.bodyParts.all(row.body_id) as Buffer[]) : [])]);
-      else raw = row.raw_parts! > 1 ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])]) : row.raw!;
-      return { ...toSummary(row), raw };
+      let raw: Buffer | undefined;
+      if (row.body_id != null) {
+        // Read a part at a time into the whole (storage/parts.ts), not all parts and then their join.
+        const whole = partsJoiner(row.raw!.length + row.body!.length + row.rest_bytes!);
+        whole.add(row.raw!);
+        whole.add(row.body!);
+        if (row.body_parts! > 1) for (const part of q.bodyParts.iterate(row.body_id) as Iterable<Buffer>) whole.add(part);
+        raw = whole.done();
+      } else raw = row.raw_parts! > 1 ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])]) : row.raw!;
+      return raw && { ...toSummary(row), raw };
     },
     async getAttachment(addressId, uuid, index) {
       const row = q.getAttachment.get(index, addressId, uuid) as
         | { metadata: string; body_id: number | null; attachment_id: number | null; parts: number | null; content: Buffer | null }
         | undefined;
       if (!row) return undefined;
-      const content = row.content && row.parts! > 1 ? Buffer.concat([row.content, ...(q.attachmentParts.all(row.attachment_id) as Buffer[])]) : row.content;
+      let content = row.content;
+      if (content && row.parts! > 1) {
+        const whole = partsJoiner(content.length + (q.attachmentRestBytes.get(row.attachment_id) as number));
+        whole.add(content);
+        for (const part of q.attachmentParts.iterate(row.attachment_id) as Iterable<Buffer>) whole.add(part);
+        content = whole.done() ?? null;
+      }
       return { metadata: row.metadata, content, legacy: row.body_id === null };
     },
     async addressUsage(addressId) {
