@@ -26,14 +26,19 @@ export function partsOf(bytes: Buffer): Buffer[] {
 export function partsJoiner(bytes: number): { add(piece: Buffer): boolean; done(): Buffer | undefined } {
   const whole = Buffer.allocUnsafe(bytes);
   let at = 0;
+  // A piece that did not fit: no later piece is added, and there is no whole.
+  let broken = false;
   return {
     add(piece) {
-      if (at + piece.length > bytes) return false;
+      if (broken || at + piece.length > bytes) {
+        broken = true;
+        return false;
+      }
       piece.copy(whole, at);
       at += piece.length;
       countGarbage(piece.length);
       return true;
     },
-    done: () => (at === bytes ? whole : undefined),
+    done: () => (!broken && at === bytes ? whole : undefined),
   };
 }
