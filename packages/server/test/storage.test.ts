@@ -138,11 +138,14 @@ describe('postgres: what storing and reading a large message leaves behind', () 
       const most = await peakDuring(inUse, async () => (got = (await store.getMail(a.id, mail.uuid))?.raw));
       assert.ok(got?.equals(mail.body.raw), 'read back whole');
       // Beyond the message (held once: its whole is made first and each part copied in):
-      // node-postgres's receive buffer, grown to hold one row (a part as hex, 2 MiB), and
-      // what is not collected yet, at most about 2 * GARBAGE_BYTES and the part in flight
-      // (as socket reads, hex text and bytes, five times its size).
+      // node-postgres's receive buffer, grown to hold one row (a part as hex, 2 MiB); the
+      // part in flight as socket reads, hex text and bytes (five times its size); what is
+      // counted but not collected yet (under GARBAGE_BYTES); and what the last collection
+      // left for V8 to free on another thread, which a busy machine may not have done yet
+      // (as much again). 7-8 MB here; 21-44 MB without the count.
       const beyond = most - mail.body.raw.length;
-      assert.ok(beyond <= 2 * GARBAGE_BYTES + 2 * 1024 * 1024 + 5 * RAW_PART_BYTES, `up to ${beyond} bytes beyond the message held while it was read`);
+      const allowed = 2 * 1024 * 1024 + 5 * RAW_PART_BYTES + 2 * (GARBAGE_BYTES + 5 * RAW_PART_BYTES);
+      assert.ok(beyond <= allowed, `up to ${beyond} bytes beyond the message held while it was read`);
     } finally {
       await cleanup();
     }
@@ -197,11 +200,12 @@ describe('sqlite: large messages are stored in parts', () => {
       const before = process.memoryUsage().arrayBuffers;
       const got = (await store.getMail(a.id, m.uuid))?.raw;
       // Measured at once: without, its 32 parts (16 MiB) are all still held. With, what
-      // was counted since the last collection, and what that collection left for V8 to
-      // free on another thread: each under GARBAGE_BYTES.
+      // was counted since the last collection (under GARBAGE_BYTES), and what the
+      // collections left for V8 to free on another thread, which a busy machine may not
+      // have done yet (1-3 MiB in all here).
       const beyond = process.memoryUsage().arrayBuffers - before - (got?.length ?? 0);
       assert.ok(got?.equals(m.body.raw), 'read back whole');
-      assert.ok(beyond <= 2 * GARBAGE_BYTES, `${beyond} bytes held beyond the message once it was read`);
+      assert.ok(beyond <= 3 * GARBAGE_BYTES, `${beyond} bytes held beyond the message once it was read`);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
