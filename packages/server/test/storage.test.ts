@@ -16,6 +16,9 @@ import { openSqliteStore, RAW_PART_BYTES } from '../src/storage/sqlite/sqlite-st
 import { PG_URL, skipUnless } from './helpers/services.js';
 import { countGarbage, GARBAGE_BYTES } from '../src/memory/young-garbage.js';
 
+/** Collects what is counted as garbage so far, so that what a test measures next is its own. */
+const nothingCounted = () => countGarbage(GARBAGE_BYTES);
+
 storeContract('sqlite', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-store-'));
   const store = openSqliteStore(join(dir, 'x.sqlite'));
@@ -98,8 +101,7 @@ describe('postgres: what storing and reading a large message leaves behind', () 
   const held = () => process.memoryUsage().arrayBuffers;
   /** Runs `work` and returns the most `measure` rose above its value before, read at every turn of the event loop meanwhile (a turn per query). */
   const peakDuring = async (measure: () => number, work: () => Promise<unknown>): Promise<number> => {
-    // Nothing counted and nothing left over from before, so what follows is this work's alone.
-    countGarbage(GARBAGE_BYTES);
+    nothingCounted();
     const before = measure();
     let most = 0;
     let working = true;
@@ -195,7 +197,7 @@ describe('sqlite: large messages are stored in parts', () => {
       const a = (await store.createAddress('a@example.com', Date.now()))!;
       const m = newMail(a, Date.now(), { raw: randomBytes(16 * 1024 * 1024) });
       await store.insertMails([m]);
-      countGarbage(GARBAGE_BYTES);
+      nothingCounted();
       await new Promise((r) => setTimeout(r, 100)); // V8 may free what it collected on another thread
       const before = process.memoryUsage().arrayBuffers;
       const got = (await store.getMail(a.id, m.uuid))?.raw;

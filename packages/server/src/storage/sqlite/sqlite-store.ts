@@ -156,13 +156,14 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, parts, content) VALUES (?, ?, ?, ?)'),
     insertAttachmentPart: db.prepare('INSERT INTO body_attachment_parts (attachment_id, part, data) VALUES (?, ?, ?)'),
     attachmentParts: db.prepare('SELECT data FROM body_attachment_parts WHERE attachment_id = ? ORDER BY part').pluck(),
-    // length() of a blob reads its size, not its pages.
-    attachmentRestBytes: db.prepare('SELECT coalesce(sum(length(data)), 0) FROM body_attachment_parts WHERE attachment_id = ?').pluck(),
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
     rawParts: db.prepare('SELECT data FROM mail_raw_parts WHERE mail_id = ? ORDER BY part').pluck(),
     bodyParts: db.prepare('SELECT data FROM body_parts WHERE body_id = ? ORDER BY part').pluck(),
     getAttachment: db.prepare(
-      'SELECT m.metadata, m.body_id, a.id AS attachment_id, a.parts, a.content FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = ? WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
+      'SELECT m.metadata, m.body_id, a.id AS attachment_id, a.parts, a.content, ' +
+        // length() of a blob reads its size, not its pages.
+        '(SELECT coalesce(sum(length(p.data)), 0) FROM body_attachment_parts p WHERE p.attachment_id = a.id AND a.parts > 1) AS rest_bytes ' +
+        'FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = ? WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
     ),
     usage: db.prepare('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM mails WHERE address_id = ? AND deleted_at IS NULL'),
     listMails: db.prepare(
@@ -369,12 +370,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     },
     async getAttachment(addressId, uuid, index) {
       const row = q.getAttachment.get(index, addressId, uuid) as
-        | { metadata: string; body_id: number | null; attachment_id: number | null; parts: number | null; content: Buffer | null }
+        | { metadata: string; body_id: number | null; attachment_id: number | null; parts: number | null; content: Buffer | null; rest_bytes: number }
         | undefined;
       if (!row) return undefined;
       let content = row.content;
       if (content && row.parts! > 1) {
-        const whole = partsJoiner(content.length + (q.attachmentRestBytes.get(row.attachment_id) as number));
+        const whole = partsJoiner(content.length + row.rest_bytes);
         whole.add(content);
         for (const part of q.attachmentParts.iterate(row.attachment_id) as Iterable<Buffer>) whole.add(part);
         content = whole.done() ?? null;
