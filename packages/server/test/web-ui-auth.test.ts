@@ -20,7 +20,8 @@ const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 async function signedMail(to: string, subject: string, body: string): Promise<string> {
   const message = ['From: Shop <orders@shop.test>', `To: ${to}`, `Subject: ${subject}`, 'Date: Tue, 24 Nov 2026 10:00:00 +0000', 'Content-Type: text/plain', '', body, ''].join('\r\n');
   // mailauth's types describe one signature's options; it takes a list (signatureData).
-  const options = { signatureData: [{ signingDomain: 'shop.test', selector: 'sel', privateKey: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) }] };
+  // signTime: one reading of the clock for the t= signed and written (see mail-auth.test.ts's signed()).
+  const options = { signTime: new Date(), signatureData: [{ signingDomain: 'shop.test', selector: 'sel', privateKey: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }) }] };
   const { signatures } = await dkimSign(Buffer.from(message), options as never);
   return signatures + message;
 }
