@@ -215,6 +215,37 @@ describe('sessions: listing and the 3-address cap', () => {
     const sw = await request(server.httpUrl, '/api/switch_address', { method: 'POST', body: { address: b.address }, jar });
     assert.equal(sw.status, 403, 'a deleted address cannot be switched to');
   });
+
+  it('deleting the address the jwt cookie names moves the cookie to the session\'s active address, and clears it when none is left', async () => {
+    const jar = new CookieJar();
+    const a = await createAddress(server, {}, jar);
+    const b = await createAddress(server, {}, jar);
+    const c = await createAddress(server, {}, jar);
+    // Bearer for another address than the cookie's: the cookie is not touched.
+    const other = await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt: a.jwt, jar });
+    assert.equal(other.status, 200, other.text);
+    assert.deepEqual(other.setCookies, []);
+    assert.equal((await request(server.httpUrl, '/api/settings', { jar })).json.address, c.address);
+    // The cookie's own address, deleted with the cookie: it now names the session's active address.
+    const sessionBefore = jar.cookies.get('session_id');
+    const del = await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jar });
+    assert.equal(del.status, 200, del.text);
+    const listed = await listing(server, jar);
+    assert.equal(listed.status, 200, listed.text);
+    assert.equal(listed.json.activeAddress, b.address);
+    assert.notEqual(jar.cookies.get('session_id'), sessionBefore, 'session_id rotated, as a switch rotates it');
+    const settings = await request(server.httpUrl, '/api/settings', { jar });
+    assert.equal(settings.status, 200, settings.text);
+    assert.equal(settings.json.address, b.address);
+    assert.equal((await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jar })).status, 200);
+    // The last one: nothing left to move to; the cookie is cleared, the session stays (empty).
+    const last = await request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jar });
+    assert.equal(last.status, 200, last.text);
+    const cleared = cookieOf(last, 'jwt');
+    assert.equal(cleared.value, '');
+    assert.equal(jar.cookies.get('jwt'), undefined);
+    assert.equal((await listing(server, jar)).json.activeAddress, '');
+  });
 });
 
 describe('sessions: switch_address', () => {

@@ -52,6 +52,15 @@ export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, s
   reply.setCookie('session_id', sessionId, { ...cookieBase(request), maxAge: SESSION_LIFETIME_SECONDS, signed: true });
 }
 
+/** Whether the request's `jwt` cookie holds exactly this token. */
+export function jwtCookieIs(request: FastifyRequest, token: string): boolean {
+  return cookieOf(request, 'jwt') === token;
+}
+
+export function clearJwtCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie('jwt', cookieBase(request));
+}
+
 export function clearAuthCookies(request: FastifyRequest, reply: FastifyReply): void {
   reply.clearCookie('jwt', cookieBase(request));
   reply.clearCookie('session_id', cookieBase(request));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { NewAddressBody, NewAddressResponse, Paths, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
-import { authenticate, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
+import { authenticate, clearJwtCookie, credentialOf, jwtCookieIs, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { errorResponse } from '../errors.js';
 
 const bearer = [{ bearer: [] }];
@@ -67,15 +67,29 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
       config: { rateLimit: 'DELETE_ADDRESS' },
       schema: {
         summary: 'Delete the address and all its mail',
-        description: 'Irreversible. The JWT stops working, SMTP refuses further mail, and the name becomes free.',
+        description:
+          'Irreversible. The JWT stops working, SMTP refuses further mail, and the name becomes free. ' +
+          'When the `jwt` cookie held the deleted address\'s JWT, it moves to the address the browser session now has active (as POST /api/switch_address would, `session_id` rotated), or is cleared when the session has none left.',
         tags: ['addresses'],
         security: bearer,
         response: { 200: SuccessResponse, 401: unauthorizedResponse, 429: rateLimited },
       },
     },
-    async (request) => {
-      const address = await authenticate(request, mail);
+    async (request, reply) => {
+      const token = credentialOf(request);
+      const address = await mail.authenticate(token);
       await mail.deleteAddress(address.id);
+      // A browser whose cookie named the deleted address would otherwise get 401 on every
+      // request while its session lists another address as active (docs/decisions.md "Sessions").
+      if (jwtCookieIs(request, token)) {
+        const id = sessionIdOf(request);
+        const next = id ? (await sessions.list(id).catch(() => undefined))?.activeAddress : undefined;
+        const switched = next ? await sessions.switchTo(id, next).catch(() => undefined) : undefined;
+        if (switched) {
+          setJwtCookie(request, reply, await mail.tokenFor(switched.address));
+          setSessionCookie(request, reply, switched.sessionId);
+        } else clearJwtCookie(request, reply);
+      }
       return { success: true };
     },
   );
