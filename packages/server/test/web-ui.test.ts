@@ -115,6 +115,17 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     assert.equal((await request(server.httpUrl, `/api/mails/${second.uuid}`, { method: 'DELETE', jwt })).status, 200);
     await page.locator('.list li').filter({ hasText: 'second' }).waitFor({ state: 'detached' });
     assert.equal(await page.locator('.list li').count(), 1);
+    assert.equal((await page.locator('.toolbar strong').textContent())?.trim(), '1 mail');
+
+    // Deleted here, the mail's own mail_deleted event arrives too: it is counted once.
+    await sendMail(server.smtpPort, { to: [`ui-first@${DOMAIN}`], message: message({ Subject: 'fourth' }, 'fourth body') });
+    await page.locator('.list li').filter({ hasText: 'fourth' }).click();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.locator('.list li').filter({ hasText: 'fourth' }).waitFor({ state: 'detached' });
+    // The stream keeps its order: once the next mail is listed, the deletion's event has been handled.
+    await sendMail(server.smtpPort, { to: [`ui-first@${DOMAIN}`], message: message({ Subject: 'fifth' }, 'fifth body') });
+    await page.locator('.list li').filter({ hasText: 'fifth' }).waitFor();
+    assert.equal((await page.locator('.toolbar strong').textContent())?.trim(), '2 mails');
   });
 
   it('holds several addresses in the session: switch between them, delete one, forget them', async () => {
@@ -132,6 +143,11 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     await page.getByRole('button', { name: 'Delete address' }).click();
     await page.getByText(`Waiting for mail to ui-second@${DOMAIN}`).waitFor();
     assert.deepEqual(await active.locator('option').allTextContents(), [`ui-second@${DOMAIN}`]);
+    // The page goes on with that address, after a reload too: its mail arrives, nothing is refused.
+    await page.reload();
+    await sendMail(server.smtpPort, { to: [`ui-second@${DOMAIN}`], message: message({ Subject: 'after the delete' }, 'still here') });
+    await page.locator('.list li').filter({ hasText: 'after the delete' }).waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
 
     await page.getByRole('button', { name: 'Forget' }).click();
     await page.getByText('A disposable inbox').waitFor();

@@ -58,6 +58,20 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
 
   // The stream's changes since a fetch of the list's head began, so that its answer does not undo them.
   const ledger = useMemo(() => new StreamLedger(), [address]);
+  // A mail deleted here is deleted again by its own mail_deleted event, often first: each
+  // mail leaves the list, the search results and the count once, whichever comes first.
+  const gone = useMemo(() => new Set<string>(), [address]);
+  const removed = useCallback(
+    (uuid: string) => {
+      ledger.remove(uuid);
+      if (gone.has(uuid)) return;
+      gone.add(uuid);
+      setCount((c) => Math.max(0, c - 1));
+      setMails((list) => list.filter((m) => m.uuid !== uuid));
+      setFound((f) => (f && f.results.some((m) => m.uuid === uuid) ? { ...f, count: Math.max(0, f.count - 1), results: f.results.filter((m) => m.uuid !== uuid) } : f));
+    },
+    [gone, ledger],
+  );
   /** Fetches the newest page of the list and makes it the list's head (stream-ledger.ts). */
   const fetchHead = useCallback(async () => {
     const mark = ledger.begin();
@@ -107,13 +121,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             ledger.markSeen(uuid, seen);
             markedSeen(uuid, seen);
           } else if (type === 'mail_deleted') {
-            const { uuid } = JSON.parse(data) as { uuid: string };
-            ledger.remove(uuid);
-            setMails((list) => {
-              const next = list.filter((m) => m.uuid !== uuid);
-              if (next.length !== list.length) setCount((c) => Math.max(0, c - 1));
-              return next;
-            });
+            removed((JSON.parse(data) as { uuid: string }).uuid);
           } else if (type === 'inbox_cleared') {
             ledger.clear();
             setMails([]);
@@ -125,7 +133,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
         onGone: () => void reloadRef.current(),
         onState: setLive,
       }),
-    [address, ledger, fetchHead],
+    [address, ledger, fetchHead, removed],
   );
 
   const more = () =>
@@ -237,8 +245,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             item={current}
             run={run}
             onDeleted={() => {
-              setMails((list) => list.filter((m) => m.uuid !== current.uuid));
-              setCount((c) => Math.max(0, c - 1));
+              removed(current.uuid);
               setSelected(undefined);
             }}
             onBack={() => setSelected(undefined)}
