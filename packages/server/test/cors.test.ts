@@ -47,7 +47,7 @@ describe('CORS', () => {
         assert.equal(pre.text, '');
         assert.equal(pre.headers.get('access-control-allow-origin'), origin);
         assert.equal(pre.headers.get('access-control-allow-credentials'), 'true');
-        assert.deepEqual(list(pre.headers.get('access-control-allow-methods')), ['get', 'head', 'post', 'delete']);
+        assert.deepEqual(list(pre.headers.get('access-control-allow-methods')), ['get', 'head', 'post', 'patch', 'put', 'delete']);
         assert.deepEqual(list(pre.headers.get('access-control-allow-headers')), ['authorization', 'content-type', 'last-event-id']);
         assert.equal(pre.headers.get('access-control-max-age'), '600');
         assert.ok(list(pre.headers.get('vary')).includes('origin'));

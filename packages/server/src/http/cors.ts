@@ -22,7 +22,8 @@ export async function registerCors(app: FastifyInstance, origins: CorsOrigins | 
   await app.register(cors, {
     origin: listed ? (origin, cb) => cb(null, origin !== undefined && listed.has(origin) ? origin : false) : '*',
     credentials: listed !== undefined,
-    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
+    // Every method a route takes: PATCH marks mail read (and mail.tm's messages seen), PUT sets a webhook.
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
     allowedHeaders: ALLOWED_HEADERS,
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,
