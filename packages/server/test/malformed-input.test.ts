@@ -121,6 +121,14 @@ describe('malformed input never gives a 5xx', () => {
         }
       });
 
+      it('an empty body with Content-Type: application/json is no body, not malformed JSON', async () => {
+        const res = await post('', { 'content-type': 'application/json' });
+        assertSafe(res, 'empty');
+        // new_address takes no body as {}; switch_address says what it lacks.
+        if (path === '/api/new_address') assert.equal(res.status, 200, res.text);
+        else assert.deepEqual([res.status, res.text], [400, 'Invalid request: body must be object.']);
+      });
+
       it('a BOM or a charset parameter: the body is read as JSON all the same', async () => {
         for (const [type, body] of TOLERATED) {
           const res = await post(body!, { 'content-type': type! });
@@ -433,5 +441,36 @@ describe('malformed input never gives a 5xx', () => {
     const health = await api('/health_check');
     assert.equal(health.status, 200);
     assert.deepEqual(health.json, { status: 'ok', version: '1.0.0' });
+  });
+});
+
+describe('routes without a body, called with Content-Type: application/json and nothing in it', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it('are answered as without the header (many HTTP wrappers send it on every request)', async () => {
+    const api = client(server);
+    const jar = new CookieJar();
+    const created = await api('/api/new_address', { method: 'POST', body: '', headers: { 'content-type': 'application/json' }, jar });
+    assert.equal(created.status, 200, created.text);
+    const { jwt, address } = created.json as { jwt: string; address: string };
+    for (const subject of ['one', 'two']) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: subject }, 'x') });
+    const [first] = (await api('/api/mails?limit=10&offset=0', { jwt })).json.results as { uuid: string }[];
+    assert.equal((await api('/api/webhook', { method: 'PUT', jwt, body: { url: 'https://1.1.1.1/hook' } })).status, 200);
+    const empty = { body: '', headers: { 'content-type': 'application/json' } };
+    for (const [method, path] of [
+      ['DELETE', `/api/mails/${first!.uuid}`],
+      ['DELETE', '/api/webhook'],
+      ['DELETE', '/api/clear_inbox'],
+      ['POST', '/api/logout'],
+      ['DELETE', '/api/delete_address'],
+    ] as const) {
+      const res = await api(path, { method, jwt: path === '/api/logout' ? undefined : jwt, jar, ...empty });
+      assert.deepEqual([res.status, res.json], [200, { success: true }], `${method} ${path}: ${res.text}`);
+    }
+    assert.equal((await api('/api/settings', { jwt })).status, 401, 'the address was deleted');
   });
 });

@@ -44,6 +44,10 @@ describe('POST /api/open_address', () => {
     }
     const form = await fetch(`${server.httpUrl}/api/open_address`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `jwt=${made.jwt}` });
     assert.equal(form.status, 415, 'a cross-site form cannot post it');
+    // Nor one of enctype text/plain, which can be made to hold JSON.
+    const text = await fetch(`${server.httpUrl}/api/open_address`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ jwt: made.jwt }) });
+    assert.equal(text.status, 415, 'a text/plain form cannot post it');
+    assert.match(text.headers.get('content-type') ?? '', /^text\/plain/);
   });
 
   it('is rate-limited with switching (RATE_LIMIT_SWITCH_ADDRESS): at the limit it works, past it 429', async () => {

@@ -503,6 +503,9 @@ describe('webhooks: the API', () => {
     }
     const noJson = await request(s.httpUrl, '/api/webhook', { method: 'PUT', jwt, body: 'url=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     assert.equal(noJson.status, 415, noJson.text);
+    // Plain text too, even when it holds JSON: this route takes JSON only.
+    const text = await request(s.httpUrl, '/api/webhook', { method: 'PUT', jwt, body: '{"url":"https://1.1.1.1/"}', headers: { 'content-type': 'text/plain' } });
+    assert.deepEqual([text.status, text.text], [415, 'The body must be JSON (Content-Type: application/json).']);
     const broken = await request(s.httpUrl, '/api/webhook', { method: 'PUT', jwt, body: '{"url":', headers: { 'content-type': 'application/json' } });
     assert.equal(broken.status, 400, broken.text);
     for (const limit of ['0', '101', 'x', '1.5', '-1']) {

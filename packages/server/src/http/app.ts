@@ -12,6 +12,7 @@ import type { RateLimitRoute, TrustProxy } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { registerCors } from './cors.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
+import { acceptEmptyJson } from './body.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import { lazyChildLogger } from './request-logger.js';
@@ -135,6 +136,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   });
 
   installErrorHandling(app);
+  acceptEmptyJson(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

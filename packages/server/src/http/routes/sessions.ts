@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { OpenAddressBody, Paths, SessionListing, SuccessResponse, SwitchAddressBody, SwitchAddressResponse } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 import { clearAuthCookies, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
+import { jsonOnly } from '../body.js';
 import { errorResponse } from '../errors.js';
 
 const session = [{ session: [] }];
@@ -57,6 +58,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
     {
       // Counted with switching: both change which inbox this browser shows.
       config: { rateLimit: 'SWITCH_ADDRESS' },
+      preValidation: jsonOnly,
       schema: {
         summary: 'Open an existing inbox in this browser session',
         description:
@@ -68,6 +70,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
           200: SwitchAddressResponse,
           400: errorResponse('Body is not {"jwt": string}.'),
           401: errorResponse('The token is invalid, expired, or its address no longer exists.'),
+          415: errorResponse('The body is not JSON.'),
           429: errorResponse('Rate limit exceeded; see Retry-After.'),
         },
       },

@@ -7,6 +7,7 @@ import type { WebhookAttempt, WebhookRecord } from '../../storage/store.js';
 import { messageId } from '../../webhooks/payload.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
+import { jsonOnly } from '../body.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
 
@@ -38,6 +39,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
     WebhookPaths.webhook,
     {
       config: { rateLimit: 'WEBHOOK' },
+      preValidation: jsonOnly,
       schema: {
         summary: "Set the address's webhook",
         description:
@@ -51,6 +53,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
           200: WebhookCreated,
           400: errorResponse('Malformed body, or a URL that is not http(s), too long, has credentials or a fragment, a blocked port, or a host that is or resolves to a non-public address.'),
           401: unauthorizedResponse,
+          415: errorResponse('The body is not JSON.'),
           429: rateLimited,
         },
       },

@@ -20,6 +20,8 @@ export const mailtmRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fasti
   fastify.addContentTypeParser(['application/json', 'application/merge-patch+json', 'application/ld+json'], { parseAs: 'string' }, (request, body, done) =>
     body.length === 0 ? done(null, undefined) : json(request, body as string, done),
   );
+  // Plain text is another media type here, as at mail.tm: 415, not a body read as a string.
+  fastify.removeContentTypeParser('text/plain');
   fastify.setErrorHandler(mailtmErrorHandler);
   fastify.setNotFoundHandler((request, reply) => {
     const format = formatOf(request);
