@@ -3,6 +3,7 @@
 // whatever falls on a chunk's edge (a UTF-8 sequence, a surrogate pair, an escape).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { apiText, createAddress, receivedBlock, request, sendMail, startTestServer, storedBytes, type TestServer } from './helpers/harness.js';
 import { RAW_CHUNK_BYTES, withRawStreamed } from '../src/http/raw-json.js';
@@ -38,6 +39,26 @@ describe('a large mail as a stream of JSON', () => {
   it('refuses JSON without an empty raw field (a bug, never a malformed answer)', () => {
     assert.throws(() => withRawStreamed('{"id":1}', Buffer.from('x')), /no empty raw field/);
   });
+
+  it('streams into another field by name (mail.tm\'s source has it as data)', async () => {
+    const raw = awkward(2 * RAW_CHUNK_BYTES + 5);
+    const fields = { id: 'u', downloadUrl: '/x', data: '' };
+    assert.deepEqual(JSON.parse(await text(withRawStreamed(JSON.stringify(fields), raw, 'data'))), { ...fields, data: apiText(raw) });
+  });
+
+  it('hands the event loop back after every chunk, however fast it is read', async () => {
+    const chunks = 12;
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    await text(withRawStreamed('{"raw":""}', Buffer.alloc(chunks * RAW_CHUNK_BYTES, 0x01)));
+    done = true;
+    assert.ok(turns >= chunks, `${turns} turns of the event loop while ${chunks} chunks were written`);
+  });
 });
 
 describe('GET /api/mail/{uuid} of a large mail', () => {
@@ -67,6 +88,49 @@ describe('GET /api/mail/{uuid} of a large mail', () => {
       assert.equal(mail.address, address);
       const trace = receivedBlock(mail.raw);
       assert.equal(mail.raw, trace + apiText(storedBytes(message)), `mail ${i}: the stored message exactly`);
+    }
+  });
+});
+
+describe('reading a 10 MB message that escapes to six times its size', () => {
+  let server: TestServer;
+  after(async () => server?.close());
+
+  it('never holds the event loop, through GET /api/mail/{uuid} nor /mailtm/sources/{id}, four readers at once', async () => {
+    server = await startTestServer();
+    const { address, jwt } = await createAddress(server, { name: 'escapes' });
+    // Bytes below 0x20 are each \u00XX in JSON, and the message is not UTF-8 (0xff): read as latin1.
+    const line = `${'\u0001'.repeat(997)}\r\n`;
+    const body = Buffer.concat([Buffer.from(line.repeat(10_000), 'latin1'), Buffer.from([0xff, 0x0d, 0x0a])]);
+    const message = Buffer.concat([Buffer.from(`From: a@example.com\r\nTo: ${address}\r\nSubject: escapes\r\n\r\n`), body]);
+    await sendMail(server.smtpPort, { to: [address], message });
+    const uuid = (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.results[0].uuid as string;
+    for (const path of [`/api/mail/${uuid}`, `/mailtm/sources/${uuid}`]) {
+      const read = async () => {
+        const res = await fetch(`${server.httpUrl}${path}`, { headers: { authorization: `Bearer ${jwt}`, accept: 'application/json' } });
+        return { status: res.status, length: res.headers.get('content-length'), res };
+      };
+      // The readers count bytes only: parsing 60 MB of JSON here would hold this thread itself.
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
+      const sizes = await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const { status, length, res } = await read();
+          let bytes = 0;
+          for await (const chunk of res.body!) bytes += (chunk as Uint8Array).length;
+          return { status, length, bytes };
+        }),
+      );
+      loop.disable();
+      const whole = await read();
+      const json = (await whole.res.json()) as { raw?: string; data?: string };
+      const text = json.raw ?? json.data ?? '';
+      assert.equal(text, receivedBlock(text) + apiText(storedBytes(message)), path);
+      const expected = Buffer.byteLength(JSON.stringify(json));
+      for (const a of sizes) assert.deepEqual(a, { status: 200, length: null, bytes: expected }, `${path} is streamed, whole`);
+      // About 60 MB of JSON each; built whole on the server's thread it held it 0.3-1.3 s per reader.
+      const maxMs = loop.max / 1e6;
+      assert.ok(maxMs < 200, `${path}: the event loop was held ${maxMs.toFixed(0)} ms`);
     }
   });
 });

@@ -16,7 +16,7 @@ const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or 
 const notFoundResponse = errorResponse('Unknown, foreign, deleted or malformed uuid.');
 const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
 /** A mail whose message is larger than the response cache keeps is written as a stream, never built whole. */
-const STREAM_RAW_BYTES = DEFAULT_RESPONSE_CACHE_LIMITS.maxEntryBytes;
+export const STREAM_RAW_BYTES = DEFAULT_RESPONSE_CACHE_LIMITS.maxEntryBytes;
 
 export const toItem = (m: MailSummary): MailListItem => ({
   id: m.id,

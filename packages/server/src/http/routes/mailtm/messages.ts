@@ -9,7 +9,8 @@ import { notFound } from '../../../domain/errors.js';
 import { messageBody } from '../../../mailtm/message-view.js';
 import { attachmentIndex, collection, messageItem, messageIri, resource, source, sourceIri, PAGE_SIZE, type StoredMail } from '../../../mailtm/shapes.js';
 import type { MailSummary } from '../../../storage/store.js';
-import { rawToString, sendAttachment } from '../mails.js';
+import { withRawStreamed } from '../../raw-json.js';
+import { rawToString, sendAttachment, STREAM_RAW_BYTES } from '../mails.js';
 import type { MailtmRouteOptions } from './options.js';
 import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
 
@@ -70,7 +71,10 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const m = await mail.getMail(address.id, request.params.id);
-    return sendJson(reply.header('cache-control', 'no-store'), 200, format, resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, rawToString(m.raw))));
+    reply.header('cache-control', 'no-store');
+    // A large message is streamed, as GET /api/mail/{uuid} streams it (http/raw-json.ts).
+    if (m.raw.length > STREAM_RAW_BYTES) return sendJson(reply, 200, format, withRawStreamed(JSON.stringify(resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, ''))), m.raw, 'data'));
+    return sendJson(reply, 200, format, resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, rawToString(m.raw))));
   });
 
   // The message as received (downloadUrl): an .eml file.

@@ -1,6 +1,7 @@
 // How the mail.tm-compatible API answers (docs/api.md "mail.tm-compatible API"): the
 // format each request negotiates, its credentials (a Bearer token only, as mail.tm's), and
 // every error in mail.tm's own bodies and statuses instead of our plain text.
+import { Readable } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import type { AuthenticatedAddress, MailService } from '../../../mail/service.js';
@@ -11,7 +12,8 @@ import { STATUS } from '../../errors.js';
 export const formatOf = (request: FastifyRequest): Format => negotiate(request.headers.accept);
 
 export function sendJson(reply: FastifyReply, status: number, format: Format, body: unknown): FastifyReply {
-  return reply.code(status).type(CONTENT_TYPE[format]).send(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+  const ready = typeof body === 'string' || Buffer.isBuffer(body) || body instanceof Readable;
+  return reply.code(status).type(CONTENT_TYPE[format]).send(ready ? body : JSON.stringify(body));
 }
 
 /** A 401 as mail.tm's token checker words it (JSON whatever the Accept header). */
