@@ -3,6 +3,8 @@
 // the docs give), over real SMTP and HTTP.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { client, createAddress, message, openData, sendMail, serversStoppedAfter, SmtpClient, type TestServer } from './helpers/harness.js';
 import { openEventStream, type EventStream } from './helpers/event-stream.js';
 
@@ -65,6 +67,55 @@ describe('input limits: HTTP', () => {
     const past = await api('/api/new_address', { method: 'POST', body: body(1001), headers: { 'content-type': 'application/json' } });
     assert.equal(past.status, 413);
     assert.match(past.headers.get('content-type') ?? '', /^text\/plain/);
+  });
+
+  it('HTTP_REQUEST_TIMEOUT: a body sent slowly within it is read; one trickled past it gets 408 and its connection closed; answers and waits are not limited', async () => {
+    const server = await start({ HTTP_REQUEST_TIMEOUT: '2s', RATE_LIMITS: 'off' });
+    const { jwt, address } = await createAddress(server);
+    const body = JSON.stringify({ url: 'https://1.1.1.1/hook' });
+    /** PUT /api/webhook over a raw socket, its body sent a byte every `gapMs`; the answer's status line (or '' when none came) and when the socket closed. */
+    const trickle = (gapMs: number) =>
+      new Promise<{ status: string; ms: number }>((resolve, reject) => {
+        const t0 = performance.now();
+        const socket = connect(server.httpPort, '127.0.0.1');
+        let answer = '';
+        let timer: NodeJS.Timeout | undefined;
+        socket.on('data', (d) => (answer += d.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve({ status: answer.split('\r\n')[0] ?? '', ms: performance.now() - t0 });
+        });
+        socket.on('connect', () => {
+          socket.write(`PUT /api/webhook HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${jwt}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+          let i = 0;
+          const next = () => {
+            if (socket.destroyed) return;
+            if (i < body.length) socket.write(body[i++]!);
+            if (i < body.length) timer = setTimeout(next, gapMs);
+          };
+          next();
+        });
+        setTimeout(() => reject(new Error('no answer in 20 s')), 20_000).unref();
+      });
+    // About 0.9 s for the whole body: within 2 s.
+    const within = await trickle(Math.floor(900 / body.length));
+    assert.equal(within.status, 'HTTP/1.1 200 OK');
+    // A byte every 200 ms (about 8 s in all): ended after 2 s, checked every 2 s, well before the body's end.
+    const past = await trickle(200);
+    assert.equal(past.status, 'HTTP/1.1 408 Request Timeout');
+    assert.ok(past.ms >= 2000 && past.ms < 6000, `closed after ${past.ms.toFixed(0)} ms`);
+    // A wait of 3 s and an event stream of 3 s outlast the timeout: it limits requests, not answers.
+    const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+    try {
+      const wait = await client(server)('/api/mails/wait?timeout=3', { jwt });
+      assert.equal(wait.status, 204);
+      // The stream, open for over 3 s, still carries the next mail.
+      await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'still open' }, 'x') });
+      assert.equal(JSON.parse((await stream.next('mail', 10_000)).data).uuid.length, 36);
+    } finally {
+      stream.close();
+    }
   });
 
   it('HTTP_MAX_PARAM_LENGTH: a uuid of exactly the limit is looked up; one character over the limit is 404', async () => {

@@ -107,6 +107,7 @@ export interface Config {
   smtpMaxLineBytes: number;
   smtpMaxRecipients: number;
   httpBodyLimit: number;
+  httpRequestTimeoutMs: number;
   httpMaxParamLength: number;
   jwtMaxLength: number;
   eventsPerClient: number;

@@ -408,6 +408,13 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     description: 'Recipients of one message (RFC 5321 §4.5.3.1.8 asks for at least 100); more get 452 4.5.3.',
     set: (c, r) => (c.smtpMaxRecipients = atLeast(r, 100)),
   },
+  {
+    name: 'HTTP_REQUEST_TIMEOUT',
+    default: '30s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'Longest time to receive a whole HTTP request, headers and body (checked every few seconds); a slower one gets 408 and the connection is closed. Answers, event streams and waits are not limited by it.',
+    set: (c, r) => (c.httpRequestTimeoutMs = duration(r)),
+  },
   { name: 'HTTP_BODY_LIMIT', default: '65536', accepts: 'positive integer (bytes)', description: 'Largest HTTP request body; a larger one gets 413.', set: (c, r) => (c.httpBodyLimit = positiveInt(r)) },
   {
     name: 'HTTP_MAX_PARAM_LENGTH',

@@ -27,6 +27,7 @@ export interface HttpDeps {
     | 'metricsToken'
     | 'adminToken'
     | 'httpBodyLimit'
+    | 'httpRequestTimeoutMs'
     | 'httpMaxParamLength'
     | 'jwtMaxLength'
     | 'eventsPerClient'
