@@ -52,6 +52,42 @@ describe('input limits: SMTP', () => {
     await smtp.quit();
     assert.equal((await client(server)('/api/mails?limit=10&offset=0', { jwt })).json.count, 1);
   });
+
+  it('MAX_MESSAGE_BYTES: an oversize message is read to its end up to twice the limit (552 5.3.4); past that the connection is closed with 421 4.3.4', async () => {
+    const limit = 20_000;
+    const server = await start({ MAX_MESSAGE_BYTES: String(limit) });
+    const { address, jwt } = await createAddress(server);
+    const lines = (n: number) => `${'x'.repeat(98)}\r\n`.repeat(n);
+    // Twice the limit in all: read to the end, then 552, and the session goes on.
+    const within = await openData(server.smtpPort, address);
+    assert.match((await within.data(`Subject: twice\r\n\r\n${lines(2 * limit / 100 - 1)}`)).text, /^552 5\.3\.4 /);
+    assert.equal((await within.command('NOOP')).code, 250);
+    await within.quit();
+    // A stream that goes on and on: 421 once twice the limit is passed, long before it ends, and the connection closed.
+    const past = await openData(server.smtpPort, address);
+    past.write(`Subject: endless\r\n\r\n${lines(2 * limit / 100 + 10)}`);
+    const closing = await past.reply();
+    assert.match(closing.text, /^421 4\.3\.4 /);
+    await assert.rejects(past.command('NOOP'), /closed/, 'the connection is closed');
+    assert.equal((await client(server)('/api/mails?limit=10&offset=0', { jwt })).json.count, 0);
+  });
+
+  it('SMTP_RATE_BYTES counts an oversize message\'s bytes too: the next message past the budget gets 452 4.7.0', async () => {
+    const server = await start({ MAX_MESSAGE_BYTES: '20000', SMTP_RATE_BYTES: '50000/60' });
+    const { address, jwt } = await createAddress(server);
+    const smtp = await openData(server.smtpPort, address);
+    // 39,000 bytes, refused for its size, counted all the same.
+    assert.match((await smtp.data(`Subject: big\r\n\r\n${`${'x'.repeat(98)}\r\n`.repeat(390)}`)).text, /^552 5\.3\.4 /);
+    await smtp.script([
+      ['MAIL FROM:<s@example.org>', 250],
+      [`RCPT TO:<${address}>`, 250],
+      ['DATA', 354],
+    ]);
+    // 15,000 more: within the size limit, past the 50,000 of the window.
+    assert.match((await smtp.data(`Subject: next\r\n\r\n${`${'x'.repeat(98)}\r\n`.repeat(150)}`)).text, /^452 4\.7\.0 /);
+    await smtp.quit();
+    assert.equal((await client(server)('/api/mails?limit=10&offset=0', { jwt })).json.count, 0);
+  });
 });
 
 describe('input limits: HTTP', () => {

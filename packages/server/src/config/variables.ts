@@ -356,7 +356,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     name: 'SMTP_RATE_BYTES',
     default: '209715200/60',
     accepts: '<bytes>/<seconds>, or 0',
-    description: 'Message bytes one client may send per window (shared through Redis); a message past it gets 452 4.7.0 and is not stored.',
+    description: 'Message bytes one client may send per window (shared through Redis), an oversize message\'s included; a message past it gets 452 4.7.0 and is not stored.',
     set: (c, r) => (c.smtpRateBytes = parseRateLimit(r)),
   },
   { name: 'ADDRESS_MAX_MAILS', default: '1000', accepts: 'integer, 0 = no limit', description: 'Live mails one address may hold; at the limit RCPT TO gets 452 4.2.2.', set: (c, r) => (c.addressMaxMails = count(r)) },

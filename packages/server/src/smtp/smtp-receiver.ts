@@ -214,9 +214,26 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       const claim = budget.claim();
       s.claim = claim;
       const message = new MessageBuffer(opts.maxMessageBytes);
+      const client = clientKey(session.remoteAddress);
+      // Every byte of DATA read, kept or not: an oversize message costs its sender's byte budget too.
+      let read = 0;
+      let closed = false;
+      const charge = () => void opts.limits.bytes?.consume(client, read).catch(() => 0);
       stream.on('data', (c: Buffer) => {
-        // Past the size limit smtp-server answers 552 itself (and buffering stops).
-        if (stream.sizeExceeded || claim.overBudget) return;
+        read += c.length;
+        if (closed || claim.overBudget) return;
+        // Past the size limit smtp-server answers 552 at the end (and buffering stops). Its bytes
+        // are read and dropped until then, but not without end: past twice the limit the
+        // connection is closed, so one client cannot make the server read gigabytes for nothing.
+        if (stream.sizeExceeded) {
+          if (read <= 2 * opts.maxMessageBytes) return;
+          closed = true;
+          metrics?.smtpMessage('too_large');
+          charge();
+          log.info({ session: session.id, remote: session.remoteAddress }, 'SMTP message twice over the size limit; closing');
+          closeSession(session, '4.3.4 Message exceeds the maximum size; closing');
+          return;
+        }
         if (claim.take(c.length)) {
           message.push(c);
           return countGarbage(c.length);
@@ -236,8 +253,10 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           endTransaction(s);
           callback(err, text);
         };
+        if (closed) return finish(reply(421, '4.3.4', 'Message exceeds the maximum size; closing'));
         if (stream.sizeExceeded) {
           metrics?.smtpMessage('too_large');
+          charge();
           return finish(reply(552, '5.3.4', 'Message exceeds the maximum size'));
         }
         if (claim.overBudget) return finish(reply(421, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
@@ -252,7 +271,6 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         }
         const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         const bytes = opts.limits.bytes;
-        const client = clientKey(session.remoteAddress);
         (bytes ? bytes.consume(client, Math.max(1, message.size)) : Promise.resolve(0))
           .then((wait) => {
             if (wait) {
