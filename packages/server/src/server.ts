@@ -173,6 +173,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         maxClientsPerIp: config.smtpMaxClientsPerIp,
         inflightBytes: config.smtpInflightBytes,
         transactionTimeoutMs: config.smtpTransactionTimeoutMs,
+        commandTimeoutMs: config.smtpCommandTimeoutMs,
+        maxJunkCommands: config.smtpMaxJunkCommands,
         maxBadRecipients: config.smtpMaxBadRecipients,
         maxLineBytes: config.smtpMaxLineBytes,
         maxRecipients: config.smtpMaxRecipients,

@@ -88,6 +88,8 @@ export interface Config {
   smtpMaxClientsPerIp: number;
   smtpInflightBytes: number;
   smtpTransactionTimeoutMs: number;
+  smtpCommandTimeoutMs: number;
+  smtpMaxJunkCommands: number;
   smtpMaxBadRecipients: number;
   smtpBadRecipientDelayMs: number;
   /** Pause before each connection's greeting (smtp/greeting.ts). */

@@ -313,6 +313,20 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.smtpTransactionTimeoutMs = duration(r)),
   },
   {
+    name: 'SMTP_COMMAND_TIMEOUT',
+    default: '60s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'Longest time outside DATA to send a whole command line after the last one; a slower client gets 421 4.4.2 and the connection is closed (a byte at a time does not keep it open).',
+    set: (c, r) => (c.smtpCommandTimeoutMs = duration(r)),
+  },
+  {
+    name: 'SMTP_MAX_JUNK_COMMANDS',
+    default: '100',
+    accepts: 'integer, 0 = no limit',
+    description: 'Commands that move no mail (NOOP, RSET, VRFY, EXPN, HELP, HELO, EHLO) a session may send between two MAIL FROM; one more gets 421 4.7.0 and the connection is closed.',
+    set: (c, r) => (c.smtpMaxJunkCommands = count(r)),
+  },
+  {
     name: 'SMTP_MAX_BAD_RECIPIENTS',
     default: '20',
     accepts: 'positive integer',

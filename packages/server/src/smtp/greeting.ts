@@ -24,8 +24,9 @@ interface Greetable {
  * Runs `connect` (smtp-server's own, which creates one connection) and greets the
  * connection it created after `delayMs` (0: at once) rather than after 100 ms.
  * A connection that was refused meanwhile (closed) is not greeted: smtp-server checks that.
+ * Answers the connection (smtp-server's SMTPConnection), or undefined when none was made.
  */
-export function connectWithGreeting(server: SMTPServer, delayMs: number, connect: () => void): void {
+export function connectWithGreeting(server: SMTPServer, delayMs: number, connect: () => void): unknown {
   const connections = server.connections as unknown as Set<Greetable>;
   let created: Greetable | undefined;
   connections.add = function (this: Set<Greetable>, connection: Greetable) {
@@ -38,9 +39,10 @@ export function connectWithGreeting(server: SMTPServer, delayMs: number, connect
     // The own property goes; Set.prototype.add is what the Set has again.
     delete (connections as { add?: unknown }).add;
   }
-  if (!created) return;
+  if (!created) return undefined;
   const ready = created.connectionReady.bind(created);
   created.connectionReady = () => undefined;
   if (delayMs === 0) ready();
   else setTimeout(ready, delayMs).unref();
+  return created;
 }

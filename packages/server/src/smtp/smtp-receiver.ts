@@ -19,6 +19,7 @@ import { createOpenCounter } from '../limits/open-counter.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
+import { createCommandGuard, type GuardedConnection } from './command-guard.js';
 import { connectWithGreeting } from './greeting.js';
 import { groupReplies } from './reply-grouping.js';
 
@@ -45,6 +46,9 @@ export interface SmtpOptions {
   badRecipientDelayMs: number;
   /** Pause before each connection's 220 (greeting.ts); 0 greets at once. */
   greetingDelayMs: number;
+  /** Sessions that send no mail (command-guard.ts): time to send a whole command, and commands that move no mail (0: no limit). */
+  commandTimeoutMs: number;
+  maxJunkCommands: number;
   /** Per client and window; absent = no limit. */
   limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
 }
@@ -78,6 +82,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   const sessions = new Map<string, SessionState>();
   const perClient = createOpenCounter(opts.maxClientsPerIp);
   const budget = createInflightBudget(opts.inflightBytes);
+  const commands = createCommandGuard({ commandTimeoutMs: opts.commandTimeoutMs, maxJunkCommands: opts.maxJunkCommands });
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
   const stateOf = (session: SMTPServerSession): SessionState => {
@@ -102,7 +107,11 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       }
       socket.once('close', release);
       groupReplies(socket, tls !== undefined);
-      connectWithGreeting(this, opts.greetingDelayMs, () => super.connect(socket, socketOptions));
+      const connection = connectWithGreeting(this, opts.greetingDelayMs, () => super.connect(socket, socketOptions)) as GuardedConnection | undefined;
+      if (connection) {
+        commands.watch(connection);
+        socket.once('close', () => commands.forget(connection));
+      }
     }
   }
 
@@ -324,6 +333,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       });
     },
     close() {
+      commands.close();
       for (const s of sessions.values()) {
         endTransaction(s);
         for (const t of s.delays) clearTimeout(t);
