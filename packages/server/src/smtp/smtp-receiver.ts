@@ -20,6 +20,8 @@ import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
 import { createCommandGuard, type GuardedConnection } from './command-guard.js';
+// Replaces smtp-server's removal of escape dots before any connection reads DATA.
+import './data-escapes.js';
 import { connectWithGreeting } from './greeting.js';
 import { groupReplies } from './reply-grouping.js';
 
