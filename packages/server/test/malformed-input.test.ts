@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { pino } from 'pino';
 import fc from 'fast-check';
 import { client, CookieJar, createAddress, message, sendMail, startTestServer, type HttpResult, type TestServer } from './helpers/harness.js';
 
@@ -472,5 +474,72 @@ describe('routes without a body, called with Content-Type: application/json and 
       assert.deepEqual([res.status, res.json], [200, { success: true }], `${method} ${path}: ${res.text}`);
     }
     assert.equal((await api('/api/settings', { jwt })).status, 401, 'the address was deleted');
+  });
+});
+
+describe('requests no route answers, and bodies that are not plain JSON', () => {
+  const lines: { level: number; msg: string }[] = [];
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({}, undefined, pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) }));
+  });
+  after(() => server.close());
+
+  /** One raw HTTP request; the answer as text, when the server closes the connection. */
+  const raw = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(server.httpPort, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(answer));
+      socket.write(text);
+    });
+
+  it('an Expect other than 100-continue: 417 in plain text; CONNECT: 405 in plain text', async () => {
+    const expect = await raw('POST /api/new_address HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}');
+    assert.match(expect, /^HTTP\/1\.1 417 /);
+    assert.match(expect, /\r\ncontent-type: text\/plain; charset=utf-8\r\n/i);
+    assert.ok(expect.endsWith('\r\n\r\nOnly "Expect: 100-continue" is understood.'), expect);
+    const tunnel = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.match(tunnel, /^HTTP\/1\.1 405 /);
+    assert.ok(tunnel.endsWith('\r\n\r\nCONNECT is not supported here.'), tunnel);
+  });
+
+  it('a compressed JSON body is 415; valid JSON with a __proto__ key is a 400 that says so', async () => {
+    const api = client(server);
+    const gz = await api('/api/new_address', { method: 'POST', body: gzipSync('{}').toString('latin1'), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    assert.deepEqual([gz.status, gz.text], [415, 'Content-Encoding is not supported; send the body uncompressed.']);
+    const identity = await api('/api/new_address', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } });
+    assert.equal(identity.status, 200, identity.text);
+    for (const body of ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}']) {
+      const res = await api('/api/new_address', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      assert.deepEqual([res.status, res.text], [400, 'The body has a "__proto__" or "constructor.prototype" key, which is refused.'], body);
+    }
+    const broken = await api('/api/new_address', { method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } });
+    assert.equal(broken.status, 400);
+    assert.match(broken.text, /not valid JSON/);
+  });
+
+  it('an upload the client cuts short is logged as such, not as a server error', async () => {
+    const before = lines.length;
+    await new Promise<void>((resolve) => {
+      const socket = connect(server.httpPort, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write('POST /api/new_address HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"cut');
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, 200);
+    });
+    // The server sees the reset when it reads next.
+    await new Promise((r) => setTimeout(r, 300));
+    const logged = lines.slice(before);
+    assert.deepEqual(
+      logged.filter((l) => l.level >= 50),
+      [],
+      'no error-level line',
+    );
+    assert.ok(logged.some((l) => l.msg === 'client went away during the request'), JSON.stringify(logged));
   });
 });

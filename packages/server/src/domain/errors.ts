@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'too_large'
+  | 'unsupported_media_type'
   | 'rate_limited'
   | 'unavailable';
 
@@ -26,4 +27,5 @@ export const unauthorized = (msg = 'Missing or invalid credentials.') => new App
 export const forbidden = (msg: string) => new AppError('forbidden', msg);
 export const notFound = (msg = 'Not found.') => new AppError('not_found', msg);
 export const conflict = (msg: string) => new AppError('conflict', msg);
+export const unsupportedMediaType = (msg: string) => new AppError('unsupported_media_type', msg);
 export const unavailable = (msg: string) => new AppError('unavailable', msg);

@@ -11,7 +11,7 @@ import { API_VERSION } from '@temp-inbox/api';
 import type { RateLimitRoute, TrustProxy } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { registerCors } from './cors.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
+import { answerOddRequests, clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { acceptEmptyJson } from './body.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -145,6 +145,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   });
 
   installErrorHandling(app);
+  answerOddRequests(app.server);
   acceptEmptyJson(app);
   await app.register(swagger, {
     openapi: {

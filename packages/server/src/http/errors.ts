@@ -1,6 +1,7 @@
 // One mapping from errors to HTTP replies: plain text, a short sentence, never a
 // stack trace or an internal message (seed "Errors"; docs/decisions.md "Errors").
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../domain/errors.js';
@@ -12,6 +13,7 @@ export const STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   unavailable: 503,
 };
@@ -35,6 +37,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (typeof status === 'number' && status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
       return sendText(reply, status, fe.message.endsWith('.') ? fe.message : `${fe.message}.`);
     }
+    // A client that went away mid-request (an upload cut short): no one to answer, nothing wrong here.
+    if (fe.code === 'ECONNRESET' || fe.code === 'ECONNABORTED' || request.raw.destroyed) {
+      request.log.info({ code: fe.code }, 'client went away during the request');
+      return sendText(reply, 400, 'Request aborted.');
+    }
     request.log.error({ err }, 'request failed');
     return sendText(reply, 500, `Internal server error (request id ${request.id}).`);
   });
@@ -57,6 +64,10 @@ export function frameworkErrors(err: FastifyError, _request: FastifyRequest, rep
   else void sendText(reply, 400, 'Malformed URL.');
 }
 
+/** A whole plain-text HTTP response that closes the connection, for sockets no route answers. */
+const plainResponse = (status: number, text: string) =>
+  `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${text}`;
+
 /**
  * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects (control
  * bytes in a header, an oversized header block, not HTTP at all). Fastify's
@@ -70,10 +81,22 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request timed out.']
         : [400, 'Malformed HTTP request.'];
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
-  }
+  if (socket.writable) socket.write(plainResponse(status, text));
   socket.destroy(err);
+}
+
+/**
+ * Requests Node answers before any route sees them, answered in plain text too: an
+ * `Expect` other than 100-continue (Node's own 417 has an empty body) and CONNECT (Node
+ * closes the socket without a word when nothing listens for it).
+ */
+export function answerOddRequests(server: Server): void {
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const text = 'Only "Expect: 100-continue" is understood.';
+    res.writeHead(417, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-content-type-options': 'nosniff', connection: 'close' }).end(text);
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => undefined);
+    socket.end(plainResponse(405, 'CONNECT is not supported here.'));
+  });
 }
