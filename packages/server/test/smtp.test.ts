@@ -41,6 +41,24 @@ describe('smtp: protocol rules', () => {
     await smtp.quit();
   });
 
+  it('MAIL FROM with a parameter of no extension offered gets 555 5.5.4 (RFC 5321 §4.1.1.11); those of SIZE, 8BITMIME, SMTPUTF8 and AUTH= are taken', async () => {
+    const { address, jwt } = await createAddress(server);
+    const smtp = await SmtpClient.connect(server.smtpPort);
+    await smtp.script([['EHLO client.test', 250]]);
+    for (const params of ['FOO=BAR', 'SIZE=100 X-TRACE=1', 'NOTIFY=NEVER']) {
+      const refused = await smtp.command(`MAIL FROM:<a@example.org> ${params}`);
+      assert.match(refused.text, /^555 5\.5\.4 MAIL FROM parameter \S+ is not recognized/, params);
+    }
+    await smtp.script([
+      ['MAIL FROM:<a@example.org> SIZE=100 BODY=8BITMIME SMTPUTF8 AUTH=<>', 250],
+      [`RCPT TO:<${address}>`, 250],
+      ['DATA', 354],
+    ]);
+    assert.equal((await smtp.data(message({ Subject: 'params' }, 'x'))).code, 250);
+    await smtp.quit();
+    assert.equal(await count(jwt), 1);
+  });
+
   it('refuses an unknown local part and a foreign domain with 550 5.1.1 at RCPT (docs/decisions.md "SMTP")', async () => {
     const smtp = await SmtpClient.connect(server.smtpPort);
     await smtp.script([

@@ -55,6 +55,12 @@ export interface SmtpOptions {
   limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
 }
 
+/**
+ * MAIL FROM parameters of the extensions offered (SIZE, 8BITMIME, SMTPUTF8), and AUTH=,
+ * which some clients send whether AUTH is offered or not (RFC 4954 §5: it may be ignored).
+ */
+const MAIL_PARAMETERS = new Set(['SIZE', 'BODY', 'SMTPUTF8', 'AUTH']);
+
 /** The 550 5.7.1 of MAIL FROM for each kind of operator's block. */
 const BLOCKED = {
   sender: 'Mail from this sender is refused here',
@@ -152,6 +158,9 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     onMailFrom(address, session, callback) {
       const s = stateOf(session);
       endTransaction(s);
+      // Parameters of extensions it does not offer (RFC 5321 §4.1.1.11); smtp-server passes them on.
+      const unknown = Object.keys(address.args || {}).find((key) => !MAIL_PARAMETERS.has(key.toUpperCase()));
+      if (unknown !== undefined) return callback(reply(555, '5.5.4', `MAIL FROM parameter ${unknown.slice(0, 32)} is not recognized`));
       if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
       const limiter = opts.limits.messages;
       const admit = () => {
