@@ -149,6 +149,14 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     await page.locator('.list li').filter({ hasText: 'after the delete' }).waitFor();
     assert.equal(await page.getByRole('alert').count(), 0);
 
+    // Forget asks first: dismissed, nothing changes; accepted, the addresses leave this browser.
+    page.once('dialog', (d) => void d.dismiss());
+    await page.getByRole('button', { name: 'Forget' }).click();
+    assert.equal(await active.inputValue(), `ui-second@${DOMAIN}`);
+    page.once('dialog', (d) => {
+      assert.match(d.message(), /Forget every address of this browser\?/);
+      void d.accept();
+    });
     await page.getByRole('button', { name: 'Forget' }).click();
     await page.getByText('A disposable inbox').waitFor();
     // A refused request shows the API's sentence.

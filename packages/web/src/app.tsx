@@ -1,6 +1,6 @@
 // The page: loads the configuration and the browser's session, then shows the
 // header and the active address's inbox (inbox.tsx).
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type UiConfig } from './api.js';
 import { Header, Welcome, type Session } from './header.js';
 import { Inbox } from './inbox.js';
@@ -22,6 +22,19 @@ export function App() {
       else throw err;
     }
   }, []);
+
+  // The session is the browser's, shared by its tabs (the jwt cookie names one address for
+  // all of them): a tab that changes it tells the others, which follow rather than go on
+  // showing an address whose requests now carry another's cookie.
+  const tabs = useMemo(() => (typeof BroadcastChannel === 'undefined' ? undefined : new BroadcastChannel('temp-inbox-session')), []);
+  useEffect(() => {
+    if (tabs) tabs.onmessage = () => void run(loadSession);
+  }, [tabs, run, loadSession]);
+  useEffect(() => () => tabs?.close(), [tabs]);
+  const changed = useCallback(async () => {
+    await loadSession();
+    tabs?.postMessage('session changed');
+  }, [tabs, loadSession]);
 
   useEffect(() => {
     void run(async () => {
@@ -45,13 +58,13 @@ export function App() {
   }
   return (
     <div class="app">
-      <Header config={config} session={session} busy={busy} run={run} reload={loadSession} />
+      <Header config={config} session={session} busy={busy} run={run} reload={changed} />
       {error && (
         <p class="error" role="alert">
           {error}
         </p>
       )}
-      {session ? <Inbox key={session.activeAddress} address={session.activeAddress} run={run} reload={loadSession} /> : <Welcome />}
+      {session ? <Inbox key={session.activeAddress} address={session.activeAddress} run={run} reload={changed} /> : <Welcome />}
     </div>
   );
 }

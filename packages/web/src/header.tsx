@@ -34,6 +34,9 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
 
   const create = (e: Event) => {
     e.preventDefault();
+    // The session holds SESSION_MAX_ADDRESSES (3): the oldest is dropped from it, not deleted.
+    const oldest = session && session.addresses.length >= 3 ? session.addresses[0]?.address : undefined;
+    if (oldest && !confirm(s.confirmDropOldest(oldest))) return;
     void run(async () => {
       try {
         // A proof of work is good for one address: solved afresh for each.
@@ -97,12 +100,13 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
           <button
             type="button"
             disabled={busy}
-            onClick={() =>
+            onClick={() => {
+              if (!confirm(s.confirmForget)) return;
               void run(async () => {
                 await api.logout();
                 await reload();
-              })
-            }
+              });
+            }}
             title={s.forgetHint}
           >
             {s.forget}

@@ -244,6 +244,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             key={current.uuid}
             item={current}
             run={run}
+            online={live.kind === 'live'}
             onDeleted={() => {
               removed(current.uuid);
               setSelected(undefined);

@@ -1,6 +1,6 @@
 // Reading one mail: its header panel, codes to copy, attachments, and the HTML
 // (sandboxed, html-view.tsx), whole text and source views, as ARIA tabs.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import PostalMime, { type Email } from 'postal-mime';
 import { api, metadataOf, type FullMail, type MailListItem } from './api.js';
 import { AuthBadges } from './auth-badges.js';
@@ -21,21 +21,31 @@ function textOfHtml(html: string): string {
   return (doc.body?.innerText ?? doc.body?.textContent ?? '').trim();
 }
 
-export function Reader(props: { item: MailListItem; run: Run; onDeleted: () => void; onBack?: () => void; onMarkUnread: () => void }) {
-  const { item, run, onDeleted, onBack, onMarkUnread } = props;
+export function Reader(props: { item: MailListItem; run: Run; online: boolean; onDeleted: () => void; onBack?: () => void; onMarkUnread: () => void }) {
+  const { item, run, online, onDeleted, onBack, onMarkUnread } = props;
   const meta = useMemo(() => metadataOf(item), [item]);
   const [full, setFull] = useState<FullMail | undefined>();
   const [email, setEmail] = useState<Email | undefined>();
   const [view, setView] = useState<View>(meta.has_html ? 'html' : 'text');
   const [eml, setEml] = useState<string | undefined>();
 
+  // A mail opened while the server could not be reached is fetched again once the live
+  // connection is back (and the error it left is cleared by that run).
+  const [attempt, setAttempt] = useState(0);
+  const wasOnline = useRef(online);
+  const loaded = useRef(false);
+  useEffect(() => {
+    if (online && !wasOnline.current && !loaded.current) setAttempt((a) => a + 1);
+    wasOnline.current = online;
+  }, [online]);
   useEffect(() => {
     void run(async () => {
       const mail = await api.mail(item.uuid);
+      loaded.current = true;
       setFull(mail);
       setEmail(await PostalMime.parse(mail.raw, { attachmentEncoding: 'arraybuffer' }));
     });
-  }, [item.uuid, run]);
+  }, [item.uuid, run, attempt]);
 
   // The source as a .eml file to download (an object URL, released with the view).
   useEffect(() => {
