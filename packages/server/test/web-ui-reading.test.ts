@@ -160,10 +160,30 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
     assert.ok(await noSideways(), 'no horizontal scrolling while reading');
     const box = await back.boundingBox();
     assert.ok(box && box.height >= 44, `touch target ${box?.height} px high`);
+    // The mail has the screen: the address controls wait on the list's screen, and its HTML begins on the first screen.
+    assert.equal(await page.getByLabel('Active address').isVisible(), false, 'no address controls above the mail');
+    assert.equal(await page.getByRole('button', { name: 'New address' }).isVisible(), false);
+    const frame = await page.locator('iframe.html').boundingBox();
+    assert.ok(frame && frame.y < 640 - 100 && frame.height >= 640 * 0.7, `the HTML at y=${frame?.y}, ${frame?.height} px high`);
     await back.click();
     await page.locator('.list').waitFor();
     assert.equal(await page.locator('.reader').isVisible(), false);
+    assert.equal(await page.getByLabel('Active address').isVisible(), true, 'the address controls are back with the list');
     assert.ok(await noSideways(), 'no horizontal scrolling on the list');
+    await page.context().close();
+  });
+
+  it('on a 1600x1000 screen the HTML fills the reader below the mail\'s head, not a fixed 24rem box', async () => {
+    const { page, address } = await openInbox('reader-wide', { width: 1600, height: 1000 });
+    await sendMail(server.smtpPort, { to: [address], message: htmlMail(address, 'On a wide screen', `<p>${'A long newsletter. '.repeat(400)}</p>`) });
+    await page.locator('.list .subject', { hasText: 'On a wide screen' }).click();
+    const frame = page.locator('iframe.html');
+    await frame.waitFor();
+    const box = (await frame.boundingBox())!;
+    const reader = (await page.locator('.reader').boundingBox())!;
+    // Down to the reader's bottom, less its padding and the frame's border.
+    assert.ok(box.y + box.height >= reader.y + reader.height - 40, `frame ends at ${box.y + box.height}, reader at ${reader.y + reader.height}`);
+    assert.ok(box.height > 24 * 15 + 100, `frame ${box.height} px high`);
     await page.context().close();
   });
 });
