@@ -38,7 +38,9 @@ export function relative(value: number, unit: Intl.RelativeTimeFormatUnit): stri
 export function when(iso: string, now = Date.now()): string {
   const d = new Date(iso);
   const seconds = Math.round((now - d.getTime()) / 1000);
-  if (seconds >= 0 && seconds < 60) return rtf.format(0, 'second');
+  // A mail stamped up to two minutes ahead is new too: the page's clock moves every 30 s,
+  // and the browser's may lag the server's.
+  if (seconds > -120 && seconds < 60) return rtf.format(0, 'second');
   if (seconds >= 0 && seconds < 3600) return rtf.format(-Math.floor(seconds / 60), 'minute');
   return d.toDateString() === new Date(now).toDateString() ? time.format(d) : dateTime.format(d);
 }
