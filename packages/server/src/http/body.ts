@@ -1,5 +1,5 @@
 // Request bodies of the /api routes (docs/api.md "Conventions"). Fastify parses JSON and
-// plain text. Two rules on top:
+// plain text. Three rules on top:
 // - An empty body is no body, whatever its Content-Type: many HTTP wrappers send
 //   `Content-Type: application/json` on every request, a DELETE without a body included.
 //   A route that needs a body refuses none with its own 400 (new_address takes it as {}).

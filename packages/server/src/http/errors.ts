@@ -38,7 +38,7 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendText(reply, status, fe.message.endsWith('.') ? fe.message : `${fe.message}.`);
     }
     // A client that went away mid-request (an upload cut short): no one to answer, nothing wrong here.
-    if (fe.code === 'ECONNRESET' || fe.code === 'ECONNABORTED' || request.raw.destroyed) {
+    if (fe.code === 'ECONNRESET' || fe.code === 'ECONNABORTED' || (request.raw.destroyed && typeof status === 'number' && status < 500)) {
       request.log.info({ code: fe.code }, 'client went away during the request');
       return sendText(reply, 400, 'Request aborted.');
     }

@@ -160,7 +160,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       endTransaction(s);
       // Parameters of extensions it does not offer (RFC 5321 §4.1.1.11); smtp-server passes them on.
       const unknown = Object.keys(address.args || {}).find((key) => !MAIL_PARAMETERS.has(key.toUpperCase()));
-      if (unknown !== undefined) return callback(reply(555, '5.5.4', `MAIL FROM parameter ${unknown.slice(0, 32)} is not recognized`));
+      if (unknown !== undefined) return callback(reply(555, '5.5.4', `MAIL FROM parameter ${unknown.slice(0, 32).replace(/[^\x21-\x7e]/g, '?')} is not recognized`));
       if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
       const limiter = opts.limits.messages;
       const admit = () => {
