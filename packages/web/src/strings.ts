@@ -24,7 +24,7 @@ export const s = {
   confirmDeleteAddress: (address: string) => `Delete ${address} and all its mail?`,
   forget: 'Forget',
   forgetHint: 'Forget these addresses in this browser (they keep receiving mail until they expire)',
-  confirmForget: 'Forget every address of this browser? They keep receiving mail until they expire, but this page will no longer list them: keep a #token= link of any you want to open again.',
+  confirmForget: 'Forget every address of this browser? They keep receiving mail until they expire, but this page will no longer list them.',
   confirmDropOldest: (oldest: string) =>
     `This browser keeps three addresses: a new one drops ${oldest} from its list. It keeps receiving mail until it expires, but this page will no longer list it. Go on?`,
   nameOptional: 'Name (optional)',
