@@ -174,8 +174,27 @@ interface Io {
   env: Record<string, string | undefined>;
 }
 
+/**
+ * The command line with the options for every command that come before the command
+ * (`temp-inbox --url URL list`) moved after it, where they are read with the command's own.
+ */
+function commandFirst(argv: string[]): string[] {
+  const before: string[] = [];
+  let i = 0;
+  while (i < argv.length && argv[i]!.startsWith('--')) {
+    const name = argv[i]!.slice(2).split('=')[0]!;
+    const option = COMMON_OPTIONS[name as keyof typeof COMMON_OPTIONS];
+    if (!option || option.type !== 'string') break;
+    const step = argv[i]!.includes('=') ? 1 : 2;
+    before.push(...argv.slice(i, i + step));
+    i += step;
+  }
+  return i === 0 || i >= argv.length ? argv : [argv[i]!, ...before, ...argv.slice(i + 1)];
+}
+
 /** Runs one command line; resolves with the exit code. */
-async function run(argv: string[], io: Io): Promise<number> {
+async function run(args: string[], io: Io): Promise<number> {
+  const argv = commandFirst(args);
   const command = (argv[0] && !argv[0].startsWith('-') ? argv[0] : undefined) as string | undefined;
   try {
     if (command === undefined) {

@@ -109,6 +109,20 @@ describe('temp-inbox CLI', { timeout: 180_000 }, () => {
     }
   });
 
+  it('the options for every command may come before the command too', async () => {
+    const made = await cli(['--url', server.url, 'new', '--json']);
+    assert.equal(made.code, 0, made.stderr);
+    const { token, address } = JSON.parse(made.stdout) as { token: string; address: string };
+    const listed = await cli([`--url=${server.url}`, '--token', token, 'list', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout), { count: 0, mails: [] });
+    const settings = await cli(['--token', token, '--url', server.url, 'list']);
+    assert.equal(settings.code, 0, `${address}: ${settings.stderr}`);
+    // An option of one command only is not among them; nor is a command missing after them.
+    assert.equal((await cli(['--json', 'new'], url)).code, 2);
+    assert.match((await cli(['--url', server.url])).stderr, /"--url" is not a command/);
+  });
+
   it('new: two sentences by default, --json, --env for eval; --strict fails on a taken name (exit 1)', async () => {
     const plain = await cli(['new', '--name', 'cli-plain'], url);
     assert.equal(plain.code, 0, plain.stderr);
