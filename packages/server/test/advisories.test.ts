@@ -160,12 +160,16 @@ describe('advisories', { timeout: 120_000 }, () => {
     await healthy();
   });
 
-  it('a DATA line longer than the message size limit gets 552 and nothing is stored', async () => {
+  it('a DATA line longer than the message size limit gets 552 and nothing is stored; one over twice the limit ends the connection with 421 4.3.4', async () => {
     const { address, jwt } = await createAddress(server);
     const smtp = await openData(server.smtpPort, address);
-    const r = await smtp.data(`Subject: long\r\n\r\n${'y'.repeat(2 * 1024 * 1024)}\r\n`);
+    // 1.5 MiB in one line, the limit 1 MiB: read to its end and refused.
+    const r = await smtp.data(`Subject: long\r\n\r\n${'y'.repeat(1.5 * 1024 * 1024)}\r\n`);
     assert.match(r.text, /^552 5\.3\.4 /);
     await smtp.quit();
+    const longer = await openData(server.smtpPort, address);
+    assert.match((await longer.data(`Subject: longer\r\n\r\n${'y'.repeat(3 * 1024 * 1024)}\r\n`)).text, /^421 4\.3\.4 /);
+    await longer.quit();
     assert.equal(await count(jwt), 0);
     await healthy();
   });
