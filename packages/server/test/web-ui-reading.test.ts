@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createAddress, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { createAddress, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
 
 const ready = await serviceAvailable('chromium');
@@ -126,6 +126,31 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
     await page.getByTitle('Copy code 731904').click();
     await page.getByText('Copied').waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), '731904');
+    // The address's Copy button says so too.
+    const copyAddress = page.locator('.current').getByRole('button', { name: /^Copy/ });
+    await copyAddress.click();
+    await copyAddress.getByText('Copied').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), address);
+    await page.context().close();
+  });
+
+  it('a mail with no Date and no sender at all: the time it was received, and "(unknown sender)"', async () => {
+    const { page, address } = await openInbox('reader-bare');
+    const smtp = await SmtpClient.connect(server.smtpPort);
+    await smtp.script([
+      ['EHLO client.test', 250],
+      ['MAIL FROM:<>', 250],
+      [`RCPT TO:<${address}>`, 250],
+      ['DATA', 354],
+    ]);
+    assert.equal((await smtp.data(`To: ${address}\r\nSubject: Bare\r\n\r\nNo date, no sender.\r\n`)).code, 250);
+    await smtp.quit();
+    await page.locator('.list .subject', { hasText: 'Bare' }).click();
+    const row = (name: string) => page.locator('dl.headers div', { has: page.locator('dt', { hasText: new RegExp(`^${name}$`) }) }).locator('dd');
+    await row('From').waitFor();
+    assert.equal(await row('From').textContent(), '(unknown sender)');
+    assert.equal(await row('Date').count(), 0);
+    assert.match((await row('Received').textContent()) ?? '', /\d{4}/);
     await page.context().close();
   });
 

@@ -63,6 +63,9 @@ describe('web UI: unread mail', { skip: !ready && 'Chromium is not installed', t
     await page.waitForFunction(() => document.title === '(2) temp-inbox');
     assert.equal(await page.locator('.reader h2').count(), 0, 'the mail is closed');
     assert.ok(await isUnread(first));
+    // The keyboard is on that mail in the list.
+    await page.waitForFunction(() => document.activeElement?.classList.contains('item'));
+    assert.match((await page.evaluate(() => document.activeElement?.textContent)) ?? '', /First/);
     assert.deepEqual(await seenOnServer(), { First: false, Second: false });
     await other.waitForFunction(() => document.title === '(2) temp-inbox');
     assert.ok(await isUnread(row(other, 'First')));

@@ -122,6 +122,9 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     await page.locator('.list li').filter({ hasText: 'fourth' }).click();
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.locator('.list li').filter({ hasText: 'fourth' }).waitFor({ state: 'detached' });
+    // The keyboard goes to the mail now in its place, not back to the top of the page.
+    await page.waitForFunction(() => document.activeElement?.classList.contains('item'));
+    assert.match((await page.evaluate(() => document.activeElement?.textContent)) ?? '', /third/);
     // The stream keeps its order: once the next mail is listed, the deletion's event has been handled.
     await sendMail(server.smtpPort, { to: [`ui-first@${DOMAIN}`], message: message({ Subject: 'fifth' }, 'fifth body') });
     await page.locator('.list li').filter({ hasText: 'fifth' }).waitFor();
@@ -159,6 +162,11 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     });
     await page.getByRole('button', { name: 'Forget' }).click();
     await page.getByText('A disposable inbox').waitFor();
+    // A name that is taken (ui-second lives on, forgotten here), said in the page's words.
+    await page.getByLabel('Name (optional)').fill('ui-second');
+    await page.getByRole('button', { name: 'New address' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.equal(await page.getByRole('alert').textContent(), `ui-second@${DOMAIN} is taken. Choose another name, or leave the name empty for a random one.`);
     // A refused request shows the API's sentence.
     await page.getByLabel('Name (optional)').fill('bad name!');
     await page.getByRole('button', { name: 'New address' }).click();

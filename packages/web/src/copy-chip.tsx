@@ -5,8 +5,9 @@ import { s } from './strings.js';
 
 const SHOWN_MS = 1500;
 
-export function CopyChip(props: { value: string; label?: string; class?: string }) {
-  const { value, label } = props;
+/** `text`: what the button says, when not the value itself (the address's "Copy"). */
+export function CopyChip(props: { value: string; label?: string; class?: string; text?: string; title?: string }) {
+  const { value, label, text } = props;
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -17,7 +18,7 @@ export function CopyChip(props: { value: string; label?: string; class?: string 
     <button
       type="button"
       class={`${props.class ?? 'code'}${copied ? ' copied' : ''}`}
-      title={s.copyValue(label ?? value)}
+      title={props.title ?? s.copyValue(label ?? value)}
       onClick={() =>
         void navigator.clipboard?.writeText(value).then(
           () => setCopied(true),
@@ -25,7 +26,7 @@ export function CopyChip(props: { value: string; label?: string; class?: string 
         )
       }
     >
-      {value}
+      {text ?? value}
       <span class="copy-state" aria-live="polite">
         {copied ? s.copied : ''}
       </span>

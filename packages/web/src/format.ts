@@ -1,4 +1,4 @@
-// Small helpers the views share: senders, the clipboard (dates and numbers: intl.ts).
+// Small helpers the views share: senders, and the type of `run` (dates and numbers: intl.ts).
 import { metadataOf, type MailListItem } from './api.js';
 import { s } from './strings.js';
 
@@ -8,8 +8,4 @@ export type Run = (f: () => Promise<unknown>) => Promise<void>;
 export function sender(item: MailListItem): string {
   const from = metadataOf(item).from;
   return from.name || from.address || item.source || s.unknownSender;
-}
-
-export function copy(text: string): void {
-  void navigator.clipboard?.writeText(text).catch(() => undefined);
 }

@@ -1,7 +1,8 @@
 // The page's header: the session's addresses, creating one, opening one made elsewhere.
 import { useState } from 'preact/hooks';
-import { api, type SessionListing, type UiConfig } from './api.js';
-import { copy, type Run } from './format.js';
+import { api, ApiError, type SessionListing, type UiConfig } from './api.js';
+import { CopyChip } from './copy-chip.js';
+import type { Run } from './format.js';
 import { useNotifications } from './notify.js';
 import { OpenInbox } from './open-inbox.js';
 import { PowStatus, solveProofOfWork, type PowState } from './proof-of-work.js';
@@ -41,7 +42,10 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
       try {
         // A proof of work is good for one address: solved afresh for each.
         const cf_token = challenge ? token : pow ? await solveProofOfWork(setPowState) : undefined;
-        await api.newAddress({ ...(name.trim() ? { name: name.trim() } : {}), domain, ...(cf_token !== undefined ? { cf_token } : {}) });
+        await api.newAddress({ ...(name.trim() ? { name: name.trim() } : {}), domain, ...(cf_token !== undefined ? { cf_token } : {}) }).catch((err: unknown) => {
+          // The API's sentence speaks of its "name" field; the page says it in its own words.
+          throw err instanceof ApiError && err.status === 409 ? new Error(s.nameTaken(`${name.trim()}@${domain}`)) : err;
+        });
         setName('');
       } finally {
         // A challenge token is good once.
@@ -80,9 +84,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
               ))}
             </select>
           </label>
-          <button type="button" onClick={() => copy(session.activeAddress)} title={s.copyAddress}>
-            {s.copy}
-          </button>
+          <CopyChip value={session.activeAddress} text={s.copy} title={s.copyAddress} class="copy" />
           <button
             type="button"
             class="danger"

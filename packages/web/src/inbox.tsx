@@ -143,6 +143,16 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
       setCount(page.count);
     });
 
+  // Where the keyboard goes when the open mail closes (Delete, Mark as unread): to the mail
+  // now at its place in the list, or the list itself, rather than back to the page's top.
+  const listRef = useRef<HTMLElement>(null);
+  const focusInList = (index: number) =>
+    requestAnimationFrame(() => {
+      const items = listRef.current?.querySelectorAll<HTMLButtonElement>('button.item');
+      if (items?.length) items[Math.max(0, Math.min(index, items.length - 1))]!.focus();
+      else listRef.current?.focus();
+    });
+
   const now = useNow(CLOCK_MS);
   const shown = found ? found.results : mails;
   const current = shown.find((m) => m.uuid === selected) ?? mails.find((m) => m.uuid === selected);
@@ -166,7 +176,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
       <p class="sr" aria-live="polite" role="status">
         {announced}
       </p>
-      <section class="list" aria-label={s.mailList}>
+      <section class="list" aria-label={s.mailList} tabIndex={-1} ref={listRef}>
         <div class="toolbar">
           <strong aria-live="polite">
             {found ? s.found(found.count) : s.mails(count)}
@@ -246,14 +256,17 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             run={run}
             online={live.kind === 'live'}
             onDeleted={() => {
+              const at = shown.findIndex((m) => m.uuid === current.uuid);
               removed(current.uuid);
               setSelected(undefined);
+              focusInList(at);
             }}
             onBack={() => setSelected(undefined)}
             onMarkUnread={() =>
               void run(async () => {
                 const item = await api.markSeen(current.uuid, false);
                 markedSeen(item.uuid, item.seen);
+                focusInList(shown.findIndex((m) => m.uuid === current.uuid));
                 // Back to the list, as mail clients do: the mail stays unread until it is opened again.
                 setSelected(undefined);
               })

@@ -7,14 +7,15 @@ import { s } from './strings.js';
 const one = (a: Address): string[] => (a.group ? a.group.flatMap(one) : [a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? '')]);
 const list = (as: Address[] | undefined) => (as ?? []).flatMap(one).join(', ');
 
-export function MailHeaders(props: { email: Email; fallbackFrom: string }) {
-  const { email, fallbackFrom } = props;
+/** `received`: when the service stored it (ISO), shown when the mail has no Date of its own. */
+export function MailHeaders(props: { email: Email; fallbackFrom: string; received: string }) {
+  const { email, fallbackFrom, received } = props;
   const rows: [string, string][] = [
-    [s.header.from, email.from ? list([email.from]) : fallbackFrom],
+    [s.header.from, (email.from ? list([email.from]) : fallbackFrom) || s.unknownSender],
     [s.header.to, list(email.to)],
     [s.header.cc, list(email.cc)],
     [s.header.replyTo, list(email.replyTo)],
-    [s.header.date, email.date ? fullDate(new Date(email.date)) || email.date : ''],
+    email.date ? [s.header.date, fullDate(new Date(email.date)) || email.date] : [s.header.received, fullDate(new Date(received))],
     [s.header.messageId, email.messageId ?? ''],
   ];
   return (

@@ -28,6 +28,7 @@ export const s = {
   confirmDropOldest: (oldest: string) =>
     `This browser keeps three addresses: a new one drops ${oldest} from its list. It keeps receiving mail until it expires, but this page will no longer list it. Go on?`,
   nameOptional: 'Name (optional)',
+  nameTaken: (address: string) => `${address} is taken. Choose another name, or leave the name empty for a random one.`,
   namePlaceholder: 'name (optional)',
   domain: 'Domain',
   newAddress: 'New address',
@@ -120,7 +121,7 @@ export const s = {
   loadRemote: 'Load',
   htmlFrame: 'Message (HTML)',
   allHeaders: 'All headers',
-  header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', messageId: 'Message-ID' },
+  header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', received: 'Received', messageId: 'Message-ID' },
 
   // The authentication verdicts of a mail (auth-badges.tsx): "SPF pass", "DKIM fail (example.com)".
   auth: {
