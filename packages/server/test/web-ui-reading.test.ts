@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { createAddress, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { createAddress, openData, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
 
 const ready = await serviceAvailable('chromium');
@@ -136,13 +136,8 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
 
   it('a mail with no Date and no sender at all: the time it was received, and "(unknown sender)"', async () => {
     const { page, address } = await openInbox('reader-bare');
-    const smtp = await SmtpClient.connect(server.smtpPort);
-    await smtp.script([
-      ['EHLO client.test', 250],
-      ['MAIL FROM:<>', 250],
-      [`RCPT TO:<${address}>`, 250],
-      ['DATA', 354],
-    ]);
+    // The null sender (MAIL FROM:<>), and no From field.
+    const smtp = await openData(server.smtpPort, address, '');
     assert.equal((await smtp.data(`To: ${address}\r\nSubject: Bare\r\n\r\nNo date, no sender.\r\n`)).code, 250);
     await smtp.quit();
     await page.locator('.list .subject', { hasText: 'Bare' }).click();

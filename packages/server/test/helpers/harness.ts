@@ -260,12 +260,12 @@ export class SmtpClient {
   }
 }
 
-/** A session that has said EHLO, MAIL FROM, RCPT TO `to` and DATA (354): the message comes next. */
-export async function openData(port: number, to: string): Promise<SmtpClient> {
+/** A session that has said EHLO, MAIL FROM `from` ('' for the null sender), RCPT TO `to` and DATA (354): the message comes next. */
+export async function openData(port: number, to: string, from = 's@example.org'): Promise<SmtpClient> {
   const smtp = await SmtpClient.connect(port);
   await smtp.script([
     ['EHLO client.test', 250],
-    ['MAIL FROM:<s@example.org>', 250],
+    [`MAIL FROM:<${from}>`, 250],
     [`RCPT TO:<${to}>`, 250],
     ['DATA', 354],
   ]);
