@@ -42,3 +42,15 @@ export function partsJoiner(bytes: number): { add(piece: Buffer): boolean; done(
     done: () => (!broken && at === bytes ? whole : undefined),
   };
 }
+
+/**
+ * `head` (what the row itself holds) and then `rest` (the further parts, `restBytes` in
+ * all, as a synchronous store reads them) joined by a partsJoiner; undefined when they do
+ * not fill it exactly.
+ */
+export function joinParts(head: Buffer[], restBytes: number, rest: Iterable<Buffer>): Buffer | undefined {
+  const whole = partsJoiner(head.reduce((n, piece) => n + piece.length, 0) + restBytes);
+  for (const piece of head) whole.add(piece);
+  for (const piece of rest) if (!whole.add(piece)) return undefined;
+  return whole.done();
+}

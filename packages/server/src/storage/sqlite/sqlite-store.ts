@@ -15,7 +15,7 @@ import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { indexWord, queryWords } from '../search-words.js';
 import { createSearchQueue } from './search-queue.js';
-import { PART_BYTES, partsJoiner, partsOf } from '../parts.js';
+import { joinParts, PART_BYTES, partsOf } from '../parts.js';
 
 /** Messages and attachments above this size are stored in parts of this size (their own row holds the first; storage/parts.ts). */
 export const RAW_PART_BYTES = PART_BYTES;
@@ -357,15 +357,13 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     async getMail(addressId, uuid) {
       const row = q.getMail.get(addressId, uuid) as MailRow | undefined;
       if (!row) return undefined;
-      let raw: Buffer | undefined;
-      if (row.body_id != null) {
-        // Read a part at a time into the whole (storage/parts.ts), not all parts and then their join.
-        const whole = partsJoiner(row.raw!.length + row.body!.length + row.rest_bytes!);
-        whole.add(row.raw!);
-        whole.add(row.body!);
-        if (row.body_parts! > 1) for (const part of q.bodyParts.iterate(row.body_id) as Iterable<Buffer>) whole.add(part);
-        raw = whole.done();
-      } else raw = row.raw_parts! > 1 ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])]) : row.raw!;
+      // Read a part at a time into the whole (storage/parts.ts), not all parts and then their join.
+      const raw =
+        row.body_id != null
+          ? joinParts([row.raw!, row.body!], row.rest_bytes!, row.body_parts! > 1 ? (q.bodyParts.iterate(row.body_id) as Iterable<Buffer>) : [])
+          : row.raw_parts! > 1
+            ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])])
+            : row.raw!;
       return raw && { ...toSummary(row), raw };
     },
     async getAttachment(addressId, uuid, index) {
@@ -373,13 +371,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
         | { metadata: string; body_id: number | null; attachment_id: number | null; parts: number | null; content: Buffer | null; rest_bytes: number }
         | undefined;
       if (!row) return undefined;
-      let content = row.content;
-      if (content && row.parts! > 1) {
-        const whole = partsJoiner(content.length + row.rest_bytes);
-        whole.add(content);
-        for (const part of q.attachmentParts.iterate(row.attachment_id) as Iterable<Buffer>) whole.add(part);
-        content = whole.done() ?? null;
-      }
+      const content = row.content && row.parts! > 1 ? (joinParts([row.content], row.rest_bytes, q.attachmentParts.iterate(row.attachment_id) as Iterable<Buffer>) ?? null) : row.content;
       return { metadata: row.metadata, content, legacy: row.body_id === null };
     },
     async addressUsage(addressId) {
