@@ -727,6 +727,20 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.ok((await newest(jwt)).meta.codes.includes('A7K9Q2'));
     });
 
+    it('finds a spaced code laid out in an HTML table, one group per cell on its own source line', async () => {
+      const html = [
+        '<table><tr><td>Your sign-in code</td></tr>',
+        '<tr>',
+        '  <td class="g">736</td>',
+        '  <td>&nbsp;</td>',
+        '  <td class="g">205</td>',
+        '</tr>',
+        '<tr><td>Suite 210, Portland, OR 97201</td></tr></table>',
+      ].join('\r\n');
+      await deliver(address, message({ Subject: 'Sign in', 'MIME-Version': '1.0', 'Content-Type': 'text/html; charset=utf-8' }, html));
+      assert.deepEqual((await newest(jwt)).meta.codes, ['736 205']);
+    });
+
     it('finds links: href in HTML and a bare URL in the text', async () => {
       const msg = multipart({ Subject: 'Confirm your email' }, 'alt', [
         [{ 'Content-Type': 'text/plain; charset=utf-8' }, 'Confirm here: https://example.com/confirm?t=abc123.\nOr see https://example.com/help'],

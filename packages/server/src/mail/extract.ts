@@ -38,8 +38,17 @@ function stripTags(html: string): string {
   return last < 0 ? html : html.slice(0, last + 1).replace(/<[^>]*>/g, ' ') + html.slice(last + 1);
 }
 
+/** HTML's white space (not U+00A0, which \s would take too). */
+const HTML_SPACE_RE = /[ \t\n\r\f]+/g;
+
+/**
+ * The text of HTML as a browser lays it out: a line break in the source is a space,
+ * as in the browser ("736</td>\n<td>205" shows as "736 205" in one row), and lines
+ * end only at <br> and the end of a block. (Entities such as &nbsp; are decoded
+ * after, so they stay.)
+ */
 export function htmlToText(html: string): string {
-  return decodeHTML(stripTags(stripBlocks(html).replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6])\s*>/gi, '\n')));
+  return decodeHTML(stripTags(stripBlocks(html).replace(HTML_SPACE_RE, ' ').replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6]|table|ul|ol|blockquote)\s*>/gi, '\n')));
 }
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;
