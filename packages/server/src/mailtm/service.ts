@@ -9,7 +9,7 @@ import type { MailService } from '../mail/service.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { AddressRecord } from '../storage/store.js';
 import { createMailtmIds } from './ids.js';
-import { hashPassword, MAX_PASSWORD_CHARS, verifyPassword } from './passwords.js';
+import { hashPassword, MAX_PASSWORD_CHARS, verifyPassword } from '../domain/passwords.js';
 import type { AccountFields, Violation } from './shapes.js';
 
 /** A posted account that breaks a rule: answered 422 with the violations (shapes.ts violationsBody). */

@@ -1,10 +1,10 @@
-// Passwords of mail.tm accounts (docs/decisions.md "mail.tm accounts"): scrypt (RFC 7914)
+// Passwords of mail.tm accounts and sandboxes (docs/decisions.md "mail.tm accounts", "Sandboxes"): scrypt (RFC 7914)
 // through node:crypto, which runs it on libuv's thread pool, never on the event loop.
 // N = 2^15, r = 8, p = 1: 32 MiB and about 0.1 s per hash on one core, with a random
 // 16-byte salt per password and a 32-byte key. The parameters are stored with each hash,
 // so that they can be raised later without making the stored ones unreadable.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { AppError } from '../domain/errors.js';
+import { AppError } from './errors.js';
 
 export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
