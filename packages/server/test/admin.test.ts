@@ -93,8 +93,21 @@ describe('admin: ADMIN_TOKEN itself', () => {
     });
   }
 
+  for (const weak of ['x'.repeat(32), 'ab'.repeat(20), 'abcdefghijklmnopqrstuvwxyz012345']) {
+    it(`refuses the trivial ${JSON.stringify(weak.slice(0, 8))}… (${weak.length} characters) with one line that does not repeat it`, () => {
+      assert.throws(
+        () => loadConfig({ ADMIN_TOKEN: weak }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.message ===
+            'ADMIN_TOKEN is invalid: expected a token of at least 32 printable ASCII characters without spaces, not trivially weak: at least 6 different characters, no repeated pattern or run, such as the output of openssl rand -hex 32 (or leave it unset for no admin).' &&
+          !err.message.includes(weak),
+      );
+    });
+  }
+
   it('accepts 32 printable characters, and unset or empty means no admin', () => {
-    assert.equal(loadConfig({ ADMIN_TOKEN: 'x'.repeat(32) }).adminToken, 'x'.repeat(32));
+    assert.equal(loadConfig({ ADMIN_TOKEN: 'k3#Vq9!zT0-pLm8@Wx2^Ry7&Bn5*Hc4%' }).adminToken, 'k3#Vq9!zT0-pLm8@Wx2^Ry7&Bn5*Hc4%');
     assert.equal(loadConfig({}).adminToken, undefined);
     assert.equal(loadConfig({ ADMIN_TOKEN: '' }).adminToken, undefined);
   });

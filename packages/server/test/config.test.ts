@@ -124,6 +124,12 @@ describe('configuration', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['REDIS_URL', 'http://x'],
     ['JWT_SECRET', 'short'],
+    // Long enough, but trivial: one character, a repeated pattern, a run.
+    ['JWT_SECRET', 'a'.repeat(32)],
+    ['JWT_SECRET', 'abcd1234'.repeat(4)],
+    ['SESSION_SECRET', 'abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['ADMIN_TOKEN', 'a'.repeat(32)],
+    ['ADMIN_TOKEN', 'x1'.repeat(20)],
     ['TURNSTILE_VERIFY_URL', 'ftp://x'],
     ['LOG_LEVEL', 'loud'],
     ['AUTH_CHECKS', 'sometimes'],

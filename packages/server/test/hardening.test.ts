@@ -3,12 +3,15 @@
 // TRUST_PROXY, and secrets never printed back.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config/index.js';
+import { resolveSecrets } from '../src/config/secrets.js';
+import { ADMIN_TOKEN } from './helpers/admin.js';
 import { client, createAddress, DOMAIN, message, sendMail, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 
 const servers: TestServer[] = [];
@@ -123,6 +126,32 @@ describe('secrets', () => {
         () => loadConfig({ [name]: secret }),
         (err: unknown) => err instanceof ConfigError && err.message.startsWith(`${name} is invalid: expected a secret of at least 32 characters`) && !err.message.includes(secret),
       );
+    }
+  });
+
+  it('a long but trivial JWT_SECRET, SESSION_SECRET or ADMIN_TOKEN is refused with its rule; random ones and the harness\'s pass', () => {
+    for (const [name, weak] of [
+      ['JWT_SECRET', 'a'.repeat(32)],
+      ['SESSION_SECRET', '0123456789abcdef'.repeat(3)],
+      ['ADMIN_TOKEN', 'a'.repeat(32)],
+      ['ADMIN_TOKEN', 'qwerty12'.repeat(5)],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: weak }),
+        (err: unknown) => err instanceof ConfigError && err.message.startsWith(`${name} is invalid: expected a `) && err.message.includes('not trivially weak') && !err.message.includes(weak),
+      );
+    }
+    for (let i = 0; i < 200; i++) {
+      const c = loadConfig({ JWT_SECRET: randomBytes(16).toString('hex'), SESSION_SECRET: randomBytes(32).toString('base64url'), ADMIN_TOKEN: randomBytes(16).toString('hex') });
+      assert.ok(c.jwtSecret && c.sessionSecret && c.adminToken);
+    }
+    assert.equal(loadConfig({ ADMIN_TOKEN }).adminToken, ADMIN_TOKEN);
+    const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-secrets-'));
+    try {
+      const generated = resolveSecrets(dir, {});
+      assert.equal(loadConfig({ JWT_SECRET: generated.jwtSecret, SESSION_SECRET: generated.sessionSecret }).jwtSecret, generated.jwtSecret);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

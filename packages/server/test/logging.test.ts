@@ -70,6 +70,26 @@ describe('logging: access lines', () => {
     assert.equal(mine[0]!['status'], 401);
     assert.equal(mine[0]!['url'], '/api/settings');
   });
+
+  it('a credential in the query string is redacted in the access line; other parameters are kept', async () => {
+    const { jwt } = await createAddress(atInfo);
+    const secrets = [jwt, 'hunter2-password-value', 'admin-token-in-a-url', 'raw%20session', 'cf-token-value'];
+    const url =
+      `/api/settings?token=${jwt}&limit=5&JWT=${secrets[1]}&Admin-Token=${secrets[2]}&password=${secrets[1]}` +
+      `&session_id=${secrets[3]}&access_token=${secrets[2]}&cf_token=${secrets[4]}&%70assword=${secrets[1]}&q=plain`;
+    const res = await client(atInfo)(url);
+    assert.equal(res.status, 401);
+    await settle();
+    const mine = info.lines.filter((l) => l.reqId === res.headers.get('x-request-id'));
+    assert.equal(mine.length, 1, JSON.stringify(mine));
+    assert.equal(
+      mine[0]!['url'],
+      '/api/settings?token=[redacted]&limit=5&JWT=[redacted]&Admin-Token=[redacted]&password=[redacted]' +
+        '&session_id=[redacted]&access_token=[redacted]&cf_token=[redacted]&%70assword=[redacted]&q=plain',
+    );
+    const all = JSON.stringify(info.lines);
+    for (const s of secrets) assert.ok(!all.includes(s), `${s.slice(0, 12)}… is not in the log`);
+  });
 });
 
 describe('logging: a server error', () => {

@@ -15,6 +15,9 @@ const skip = await skipUnless('postgres', 'redis');
 describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
   const schema = `wh_${process.pid}_${randomBytes(4).toString('hex')}`;
   const operatorSecret = `whsec_${randomBytes(32).toString('base64')}`;
+  // Both nodes sign and read the same tokens and sessions.
+  const jwtSecret = randomBytes(32).toString('hex');
+  const sessionSecret = randomBytes(32).toString('hex');
   let operator: Receiver;
   let own: Receiver;
   let a: TestServer;
@@ -26,8 +29,8 @@ describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
         DATABASE_SCHEMA: schema,
         REDIS_URL,
         REDIS_KEY_PREFIX: `${schema}:`,
-        JWT_SECRET: 'j'.repeat(40),
-        SESSION_SECRET: 's'.repeat(40),
+        JWT_SECRET: jwtSecret,
+        SESSION_SECRET: sessionSecret,
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_URL: operator.url('/all'),
         WEBHOOK_SECRET: operatorSecret,

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { Type, type TInteger } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseDuration } from './duration.js';
+import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { parseWebhookUrl, WebhookUrlError } from '../webhooks/url.js';
 
 export class ConfigError extends Error {
@@ -169,5 +170,6 @@ export function webhookUrl(raw: string): string {
 export function secret(raw: string): string | undefined {
   if (raw === '') return undefined;
   if (raw.length < 32) throw new ConfigError('a secret of at least 32 characters (or leave it unset to generate one)');
+  if (isWeakSecret(raw)) throw new ConfigError(`a secret of at least 32 characters, ${WEAK_SECRET_HINT} (or leave it unset to generate one)`);
   return raw;
 }

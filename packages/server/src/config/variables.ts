@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
 import { atLeast, between, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret, webhookUrl } from './values.js';
+import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { isSecret } from '../webhooks/payload.js';
 
 type Setter = (c: Config, raw: string) => void;
@@ -249,6 +250,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => {
       // It travels in an HTTP header: visible ASCII only.
       if (r !== '' && !/^[\x21-\x7e]{32,}$/.test(r)) throw new ConfigError('a token of at least 32 printable ASCII characters without spaces (or leave it unset for no admin)');
+      if (r !== '' && isWeakSecret(r)) throw new ConfigError(`a token of at least 32 printable ASCII characters without spaces, ${WEAK_SECRET_HINT} (or leave it unset for no admin)`);
       c.adminToken = optional(r);
     },
   },

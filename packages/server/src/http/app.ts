@@ -15,7 +15,7 @@ import { answerOddRequests, clientErrorHandler, frameworkErrors, installErrorHan
 import { acceptEmptyJson } from './body.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RateLimiter } from './rate-limit.js';
-import { lazyChildLogger } from './request-logger.js';
+import { lazyChildLogger, redactUrl } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
 import { adminPageRoutes } from './routes/admin-page.js';
 import { adminRoutes } from './routes/admin.js';
@@ -65,7 +65,7 @@ class AccessLog extends LogController {
     // Route templates, not URLs, so that the number of series stays small.
     this.metrics?.request(request.method, request.routeOptions.url ?? '(no route)', status, reply.elapsedTime / 1000);
     if (!error && status < 400 && !this.logger.isLevelEnabled('debug')) return;
-    const line = { reqId: request.id, method: request.method, url: request.url, ip: request.ip, status, ms: Math.round(reply.elapsedTime * 100) / 100 };
+    const line = { reqId: request.id, method: request.method, url: redactUrl(request.url), ip: request.ip, status, ms: Math.round(reply.elapsedTime * 100) / 100 };
     if (error) this.logger.error({ ...line, err: error }, 'request errored');
     else if (status >= 500) this.logger.warn(line, 'server error response');
     else if (status >= 400) this.logger.info(line, 'request');

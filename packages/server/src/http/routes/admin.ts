@@ -1,9 +1,9 @@
 // /api/admin/*: the operators' admin (docs/api.md "Admin", docs/decisions.md "Admin").
 // Registered only when ADMIN_TOKEN is set, so without it every path is the usual
-// plain-text 404. Each route counts under RATE_LIMIT_ADMIN before the token is checked
-// (app.ts puts the limit's hook first), and every request that passes the check is one
-// action with one log line: what, with which ids, by whom (the token's holder), and
-// the status it ended with.
+// plain-text 404. A wrong token counts under RATE_LIMIT_ADMIN (the right one never
+// does, so guesses from an address the operator shares cannot lock the operator out),
+// and every request that passes the check is one action with one log line: what, with
+// which ids, by whom (the token's holder), and the status it ended with.
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import {
@@ -26,11 +26,12 @@ import {
 } from '@temp-inbox/api';
 import type { AdminService } from '../../admin/service.js';
 import type { BlockRecord } from '../../storage/store.js';
-import { badRequest, unauthorized } from '../../domain/errors.js';
+import { AppError, badRequest, unauthorized } from '../../domain/errors.js';
 import { createAdminAuth } from '../admin-auth.js';
 import type { HttpDeps } from '../deps.js';
 import { errorResponse } from '../errors.js';
 import { boundedStrings, strictIntegers } from '../query.js';
+import { redactUrl } from '../request-logger.js';
 import { rawToString, toItem } from './mails.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,13 +75,17 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
     if (entry) logger.info({ reqId: request.id, by: auth.holder, ip: request.ip, status: reply.statusCode, ...entry }, 'admin action');
   });
 
-  // A route-level hook, so that the rate limit (prepended by app.ts) counts a wrong token too.
+  // The token is checked first (in constant time) and only a wrong one is counted:
+  // past RATE_LIMIT_ADMIN a client's wrong guesses are 429, while the right token
+  // always works, from whatever address.
   const requireAdmin: onRequestAsyncHookHandler = async (request) => {
     if (auth.verify(request.headers.authorization)) return;
-    logger.warn({ reqId: request.id, ip: request.ip, url: request.url }, 'admin token refused');
+    const decision = deps.limiter.limits('ADMIN') ? await deps.limiter.consume('ADMIN', request.ip) : { allowed: true, retryAfter: 0 };
+    logger.warn({ reqId: request.id, ip: request.ip, url: redactUrl(request.url), limited: !decision.allowed }, 'admin token refused');
+    if (!decision.allowed) throw new AppError('rate_limited', 'Too many requests; slow down and retry later.', decision.retryAfter);
     throw unauthorized('Send "Authorization: Bearer <ADMIN_TOKEN>".');
   };
-  const route = { onRequest: requireAdmin, config: { rateLimit: 'ADMIN' as const } };
+  const route = { onRequest: requireAdmin };
 
   // POST without a body is the same as {} (a random address).
   app.addHook('preValidation', async (request) => {
