@@ -23,9 +23,11 @@ import { createEventBus } from './mail/events.js';
 import { createMessageParser } from './mail/parse.js';
 import { createMailService, type MailService } from './mail/service.js';
 import { createMailtmService } from './mailtm/service.js';
+import { createLoginGuard } from './mailtm/login-guard.js';
 import { createSessionService, SESSION_LIFETIME_SECONDS } from './sessions/service.js';
 import { createSmtpReceiver } from './smtp/smtp-receiver.js';
 import { createStore } from './storage/index.js';
+import { createStorageState } from './storage/storage-state.js';
 import type { Store } from './storage/store.js';
 
 export interface RunningServer {
@@ -88,6 +90,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
     }
     const metrics = config.metricsToken ? createMetrics(store.kind) : undefined;
+    // DATA_DIR's disk is SQLite's; PostgreSQL's is elsewhere, and only its failed writes tell (docs/security.md "Storage").
+    const storage = createStorageState({ dir: store.kind === 'sqlite' ? config.dataDir : undefined, minFree: config.diskMinFree });
     const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redisKeyPrefix, logger });
     cleanups.unshift(() => bus.close());
     const now = opts.now ?? Date.now;
@@ -130,12 +134,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       addressTtlMs: config.addressTtlMs,
       sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
       outbox: { operator: operatorWebhook !== undefined, queued: () => dispatcher.wake() },
+      parsedViews: { perClient: config.parseViewsPerClient, total: config.parseViewsWaiting },
+      onKeepError: (err) => logger.warn({ err }, 'the degraded parsed view of a mail could not be kept'),
       now,
     });
     const http = await buildHttp({
       config,
       sessionSecret: secrets.sessionSecret,
       store,
+      storage,
       mail,
       bus,
       sessions: createSessionService(store, now),
@@ -155,6 +162,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
               quotaBytes: config.addressMaxBytes,
               mailTtlMs: config.mailTtlMs,
               addressTtlMs: config.addressTtlMs,
+              loginGuard: createLoginGuard(
+                { perAccount: config.mailtmLoginFailures, perNetwork: config.mailtmLoginFailuresNetwork, perProvider: config.mailtmLoginFailuresProvider },
+                redis,
+                config.redisKeyPrefix,
+              ),
               now,
             }),
           }
@@ -171,7 +183,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         tlsKey: config.smtpTlsKey,
         maxClients: config.smtpMaxClients,
         maxClientsPerIp: config.smtpMaxClientsPerIp,
+        trustedNetworks: config.smtpTrustedNetworks,
         inflightBytes: config.smtpInflightBytes,
+        clientInflightBytes: config.smtpClientInflightBytes || Math.max(config.maxMessageBytes, Math.floor(config.smtpInflightBytes / 8)),
+        dataMinRate: config.smtpDataMinRate,
+        dataRateWindowMs: config.smtpDataRateWindowMs,
         transactionTimeoutMs: config.smtpTransactionTimeoutMs,
         commandTimeoutMs: config.smtpCommandTimeoutMs,
         maxJunkCommands: config.smtpMaxJunkCommands,
@@ -184,7 +200,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           messages: createWindowLimiter('SMTP_MESSAGES', config.smtpRateMessages, redis, config.redisKeyPrefix),
           recipients: createWindowLimiter('SMTP_RECIPIENTS', config.smtpRateRecipients, redis, config.redisKeyPrefix),
           bytes: createWindowLimiter('SMTP_BYTES', config.smtpRateBytes, redis, config.redisKeyPrefix),
+          newAddresses: config.catchAll ? createWindowLimiter('SMTP_NEW_ADDRESSES', config.smtpRateNewAddresses, redis, config.redisKeyPrefix) : undefined,
+          // A day's budget is found again by a retrying sender once the day is over: no block is re-armed by a refusal.
+          dailyBytes: createWindowLimiter('SMTP_DAILY_BYTES', { max: config.smtpDailyBytes, windowSeconds: 86_400 }, redis, config.redisKeyPrefix, { rearm: false }),
         },
+        storage,
       },
       mail,
       logger,

@@ -1,5 +1,5 @@
 // The configuration the server runs with, as loadConfig builds it from the environment.
-import type { CorsOrigins, RateLimitRule, TrustProxy } from './values.js';
+import type { CorsOrigins, FreeSpace, RateLimitRule, TrustProxy } from './values.js';
 
 /** The bot challenge on POST /api/new_address (docs/decisions.md "Bot challenge"). */
 export const CHALLENGE_MODES = ['turnstile', 'pow', 'off'] as const;
@@ -27,6 +27,13 @@ export const RATE_LIMIT_ROUTES = {
   // Every other /mailtm route: mail.tm's own documented quota, 8 requests a second per IP,
   // which its clients are written for (they poll the message list rather than wait).
   MAILTM: { max: 480, windowSeconds: 60 },
+  // Its routes that answer a whole message or attachment (sources, .eml downloads, attachments):
+  // each is up to MAX_MESSAGE_BYTES to send, so they are not counted at mail.tm's polling quota.
+  MAILTM_DOWNLOAD: { max: 60, windowSeconds: 60 },
+  // Every /mailpit and /mailhog route (the sandboxes' compatible APIs): their clients poll
+  // the list or a search (mailpit-api's waitForMessage every 0.5 s), so mail.tm's quota.
+  MAILPIT: { max: 480, windowSeconds: 60 },
+  MAILHOG: { max: 480, windowSeconds: 60 },
   // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries (a PUT resolves the URL's host name).
   WEBHOOK: { max: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
@@ -86,7 +93,14 @@ export interface Config {
   rateLimitsOn: boolean;
   smtpMaxClients: number;
   smtpMaxClientsPerIp: number;
+  /** SMTP_TRUSTED_NETWORKS: clients exempt from the per-client connection cap and in-flight share. */
+  smtpTrustedNetworks: string[];
   smtpInflightBytes: number;
+  /** SMTP_CLIENT_INFLIGHT_BYTES: one client's share of smtpInflightBytes; 0 until loadConfig resolves the default. */
+  smtpClientInflightBytes: number;
+  /** SMTP_DATA_MIN_RATE (bytes/s, 0 = none) over each SMTP_DATA_RATE_WINDOW of a DATA transfer. */
+  smtpDataMinRate: number;
+  smtpDataRateWindowMs: number;
   smtpTransactionTimeoutMs: number;
   smtpCommandTimeoutMs: number;
   smtpMaxJunkCommands: number;
@@ -97,6 +111,12 @@ export interface Config {
   smtpRateMessages: RateLimitRule;
   smtpRateRecipients: RateLimitRule;
   smtpRateBytes: RateLimitRule;
+  /** CATCH_ALL: addresses one client's mail may create per window. */
+  smtpRateNewAddresses: RateLimitRule;
+  /** SMTP_DAILY_BYTES: message bytes per client and 24 hours; 0 = no limit. */
+  smtpDailyBytes: number;
+  /** DISK_MIN_FREE: free space kept on DATA_DIR's disk (SQLite); below it new mail is refused. */
+  diskMinFree: FreeSpace;
   addressMaxMails: number;
   addressMaxBytes: number;
   parseTimeoutMs: number;
@@ -105,12 +125,32 @@ export interface Config {
   /** DNS_SERVERS for those checks, in node:dns setServers form; undefined: the system's. */
   dnsServers: string[] | undefined;
   parseThreads: number;
+  /** PARSE_VIEWS_PER_CLIENT: parsed views one client may have waiting or parsing at once (mail/parsed-views.ts). */
+  parseViewsPerClient: number;
+  /** PARSE_VIEWS_WAITING: parsed views waiting or parsing at once, in all. */
+  parseViewsWaiting: number;
+  /** MAILTM_LOGIN_FAILURES: failed POST /mailtm/token per account (address) per window; past it the account is locked for the window. */
+  mailtmLoginFailures: RateLimitRule;
+  /** MAILTM_LOGIN_FAILURES_NETWORK: failed logins per IPv6 /48 or IPv4 /24 per window. */
+  mailtmLoginFailuresNetwork: RateLimitRule;
+  /** MAILTM_LOGIN_FAILURES_PROVIDER: failed logins per IPv6 /32 per window. */
+  mailtmLoginFailuresProvider: RateLimitRule;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   smtpMaxLineBytes: number;
   smtpMaxRecipients: number;
   httpBodyLimit: number;
   httpRequestTimeoutMs: number;
   httpMaxParamLength: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT: how long an idle keep-alive connection stays open after an answer. */
+  httpKeepAliveTimeoutMs: number;
+  /** HTTP_MAX_CONNECTIONS: HTTP connections open at once, in all (http/connection-caps.ts). */
+  httpMaxConnections: number;
+  /** HTTP_MAX_CONNECTIONS_PER_CLIENT: the same from one socket peer (a trusted proxy excepted). */
+  httpMaxConnectionsPerClient: number;
+  /** HTTP_ANSWER_BYTES_PER_CLIENT: bytes of mail and attachment answers being sent to one client at once (http/large-answers.ts). */
+  httpAnswerBytesPerClient: number;
+  /** HTTP_SEND_STALL_TIMEOUT: such an answer whose reader takes nothing for this long is ended. */
+  httpSendStallTimeoutMs: number;
   jwtMaxLength: number;
   eventsPerClient: number;
   eventsPerAddress: number;

@@ -44,10 +44,16 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Pa
   if (!config.rateLimitsOn) {
     const off = { max: 0, windowSeconds: 1 };
     for (const route of Object.keys(config.rateLimits) as RateLimitRoute[]) config.rateLimits[route] = off;
-    config.smtpRateMessages = config.smtpRateRecipients = config.smtpRateBytes = off;
+    config.smtpRateMessages = config.smtpRateRecipients = config.smtpRateBytes = config.smtpRateNewAddresses = off;
+    config.smtpDailyBytes = 0;
+    config.mailtmLoginFailures = config.mailtmLoginFailuresNetwork = config.mailtmLoginFailuresProvider = off;
   }
   if (config.smtpInflightBytes < config.maxMessageBytes) {
     throw new ConfigError('SMTP_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES, or no message of the largest size could ever be taken.');
+  }
+  if (config.smtpClientInflightBytes === 0) config.smtpClientInflightBytes = Math.max(config.maxMessageBytes, Math.floor(config.smtpInflightBytes / 8));
+  if (config.smtpClientInflightBytes < config.maxMessageBytes) {
+    throw new ConfigError('SMTP_CLIENT_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES, or no client could send a message of the largest size.');
   }
   // Unset: today's behaviour, the Turnstile challenge exactly when its secret is set.
   if (!env['CHALLENGE']?.trim() && defaults.challenge === undefined) config.challenge = config.turnstileSecretKey ? 'turnstile' : 'off';

@@ -3,7 +3,7 @@
 // configuration table both come from this one list.
 import { hostname } from 'node:os';
 import { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
-import { atLeast, between, bool, ConfigError, count, domains, duration, host, LOG_LEVELS, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret, webhookUrl } from './values.js';
+import { atLeast, between, bool, ConfigError, count, domains, duration, freeSpace, host, LOG_LEVELS, networks, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret, webhookUrl } from './values.js';
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { isSecret } from '../webhooks/payload.js';
 
@@ -301,11 +301,41 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.smtpMaxClientsPerIp = positiveInt(r)),
   },
   {
+    name: 'SMTP_TRUSTED_NETWORKS',
+    default: '127.0.0.0/8,::1/128',
+    accepts: 'comma list of IPs/CIDRs, or empty for none',
+    description:
+      "The operator's own hosts and networks (a test suite's parallel workers, a relay in front): their clients are exempt from SMTP_MAX_CLIENTS_PER_IP and SMTP_CLIENT_INFLIGHT_BYTES; every other limit applies to them.",
+    set: (c, r) => (c.smtpTrustedNetworks = networks(r)),
+  },
+  {
     name: 'SMTP_INFLIGHT_BYTES',
     default: '134217728',
     accepts: 'positive integer (bytes)',
     description: 'Message bytes held in memory for unfinished DATA, all clients together; a message that does not fit ends its connection with 421 4.3.1, and MAIL FROM gets 452 4.3.1 while it is nearly full.',
     set: (c, r) => (c.smtpInflightBytes = positiveInt(r)),
+  },
+  {
+    name: 'SMTP_CLIENT_INFLIGHT_BYTES',
+    default: '(an eighth of SMTP_INFLIGHT_BYTES, at least MAX_MESSAGE_BYTES)',
+    accepts: 'positive integer (bytes), at least MAX_MESSAGE_BYTES',
+    description:
+      "One client's share of SMTP_INFLIGHT_BYTES (IPv4 address, IPv6 /64), so that a few clients cannot take it all: its message that does not fit ends its connection with 421 4.7.0, and its MAIL FROM gets 452 4.7.0 while its share is nearly full.",
+    set: (c, r) => (c.smtpClientInflightBytes = r === '' ? 0 : positiveInt(r)),
+  },
+  {
+    name: 'SMTP_DATA_MIN_RATE',
+    default: '500',
+    accepts: 'integer (bytes per second), 0 = no minimum',
+    description: 'Slowest DATA transfer kept: one that brings less than this per second over a SMTP_DATA_RATE_WINDOW is ended with 421 4.4.2 and the connection closed (Postfix\'s smtpd_min_data_rate).',
+    set: (c, r) => (c.smtpDataMinRate = count(r)),
+  },
+  {
+    name: 'SMTP_DATA_RATE_WINDOW',
+    default: '30s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'The window over which SMTP_DATA_MIN_RATE is measured; the first starts at the 354, so a transfer has one window of grace.',
+    set: (c, r) => (c.smtpDataRateWindowMs = duration(r)),
   },
   {
     name: 'SMTP_TRANSACTION_TIMEOUT',
@@ -375,6 +405,28 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     description: 'Message bytes one client may send per window (shared through Redis), an oversize message\'s included; a message past it gets 452 4.7.0 and is not stored.',
     set: (c, r) => (c.smtpRateBytes = parseRateLimit(r)),
   },
+  {
+    name: 'SMTP_RATE_NEW_ADDRESSES',
+    default: '60/60',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'CATCH_ALL: addresses nobody created that one client may send to per window (shared through Redis), each created when its mail is stored; more get 452 4.7.0 at RCPT TO.',
+    set: (c, r) => (c.smtpRateNewAddresses = parseRateLimit(r)),
+  },
+  {
+    name: 'SMTP_DAILY_BYTES',
+    default: '1073741824',
+    accepts: 'integer (bytes), 0 = no limit',
+    description:
+      'Message bytes one client (IPv4 address, IPv6 /64) may send in 24 hours (shared through Redis), an oversize message\'s included; once it is spent MAIL FROM gets 452 4.7.0 until the day\'s window ends.',
+    set: (c, r) => (c.smtpDailyBytes = count(r)),
+  },
+  {
+    name: 'DISK_MIN_FREE',
+    default: '(1 GiB or 5% of the disk, whichever is smaller)',
+    accepts: 'bytes, a percentage such as 5%, or 0',
+    description: "SQLite: free space kept on DATA_DIR's disk (looked at once a second at most); below it MAIL FROM gets 452 4.3.1 and /health_check says storage low. 0: no check.",
+    set: (c, r) => (c.diskMinFree = r === '' ? { bytes: 1024 ** 3, percent: 5 } : freeSpace(r)),
+  },
   { name: 'ADDRESS_MAX_MAILS', default: '1000', accepts: 'integer, 0 = no limit', description: 'Live mails one address may hold; at the limit RCPT TO gets 452 4.2.2.', set: (c, r) => (c.addressMaxMails = count(r)) },
   {
     name: 'ADDRESS_MAX_BYTES',
@@ -439,9 +491,87 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     description: 'Longest path parameter (a mail uuid, an attachment id); a longer one is 404.',
     set: (c, r) => (c.httpMaxParamLength = positiveInt(r)),
   },
+  {
+    name: 'HTTP_KEEP_ALIVE_TIMEOUT',
+    default: '5s',
+    accepts: 'duration, at most 2m',
+    description: 'How long an idle keep-alive HTTP connection stays open after its last answer; then it is closed. A proxy in front must close its idle connections sooner (deploy/nginx: keepalive_timeout 4s).',
+    set: (c, r) => {
+      const ms = duration(r);
+      if (ms > 120_000) throw new ConfigError('a duration of at most 2m');
+      c.httpKeepAliveTimeoutMs = ms;
+    },
+  },
+  {
+    name: 'HTTP_MAX_CONNECTIONS',
+    default: '10000',
+    accepts: 'positive integer',
+    description: 'HTTP connections open at once, in all; one more is answered 503 with Retry-After and closed at once (docs/security.md "HTTP connections").',
+    set: (c, r) => (c.httpMaxConnections = positiveInt(r)),
+  },
+  {
+    name: 'HTTP_MAX_CONNECTIONS_PER_CLIENT',
+    default: '256',
+    accepts: 'positive integer',
+    description:
+      'HTTP connections open at once from one socket peer (IPv4 address, IPv6 /64); one more is answered 429 with Retry-After and closed. A proxy TRUST_PROXY trusts is not capped (with a hop count: a peer on loopback or a private network).',
+    set: (c, r) => (c.httpMaxConnectionsPerClient = positiveInt(r)),
+  },
+  {
+    name: 'HTTP_ANSWER_BYTES_PER_CLIENT',
+    default: '67108864',
+    accepts: 'positive integer (bytes)',
+    description:
+      'Bytes of large answers (a mail over 256 KiB, its source or .eml, an attachment) being sent to one client at once, by their sizes; one more is 429 with Retry-After. A client with none in flight may always start one.',
+    set: (c, r) => (c.httpAnswerBytesPerClient = positiveInt(r)),
+  },
+  {
+    name: 'HTTP_SEND_STALL_TIMEOUT',
+    default: '30s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'A large answer whose client takes none of its bytes for this long (while some wait to be sent) is ended and its connection closed.',
+    set: (c, r) => (c.httpSendStallTimeoutMs = duration(r)),
+  },
   { name: 'JWT_MAX_LENGTH', default: '4096', accepts: 'positive integer', description: 'Longest token accepted; a longer one is 401 without being verified.', set: (c, r) => (c.jwtMaxLength = positiveInt(r)) },
   { name: 'EVENTS_PER_CLIENT', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once from one client; more get 429.', set: (c, r) => (c.eventsPerClient = positiveInt(r)) },
   { name: 'EVENTS_PER_ADDRESS', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once on one address; more get 429.', set: (c, r) => (c.eventsPerAddress = positiveInt(r)) },
   { name: 'EVENTS_PER_NODE', default: '10000', accepts: 'positive integer', description: 'Event streams and waits open at once on one node; more get 503.', set: (c, r) => (c.eventsPerNode = positiveInt(r)) },
   { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail (plus one spare for small messages while a large one is slow to parse).', set: (c, r) => (c.parseThreads = positiveInt(r)) },
+  {
+    name: 'PARSE_VIEWS_PER_CLIENT',
+    default: '4',
+    accepts: 'positive integer',
+    description:
+      'Parsed views (GET /api/mail/{uuid}/parsed, GET /mailtm/messages/{id}) one client (IPv4 address, IPv6 /64) may have waiting for the parser or being parsed at once; more get 429. Waiting clients take turns for the threads.',
+    set: (c, r) => (c.parseViewsPerClient = positiveInt(r)),
+  },
+  {
+    name: 'PARSE_VIEWS_WAITING',
+    default: '64',
+    accepts: 'positive integer',
+    description: 'Parsed views waiting for the parser or being parsed at once, from every client; more get 503 with Retry-After. A waiting view holds no message.',
+    set: (c, r) => (c.parseViewsWaiting = positiveInt(r)),
+  },
+  {
+    name: 'MAILTM_LOGIN_FAILURES',
+    default: '10/900',
+    accepts: '<max>/<seconds>, or 0',
+    description:
+      'Failed POST /mailtm/token logins per account per window (shared through Redis); past it every login to that address is 429 with Retry-After until the window ends, an address that does not exist alike.',
+    set: (c, r) => (c.mailtmLoginFailures = parseRateLimit(r)),
+  },
+  {
+    name: 'MAILTM_LOGIN_FAILURES_NETWORK',
+    default: '30/900',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Failed mail.tm logins per IPv6 /48 or IPv4 /24 per window, whatever the account; past it logins from there are 429 until the window ends.',
+    set: (c, r) => (c.mailtmLoginFailuresNetwork = parseRateLimit(r)),
+  },
+  {
+    name: 'MAILTM_LOGIN_FAILURES_PROVIDER',
+    default: '100/900',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Failed mail.tm logins per IPv6 /32 per window; past it logins from there are 429 until the window ends.',
+    set: (c, r) => (c.mailtmLoginFailuresProvider = parseRateLimit(r)),
+  },
 ];

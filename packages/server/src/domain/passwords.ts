@@ -15,29 +15,58 @@ export const MAX_PASSWORD_CHARS = 1024;
 const MAX_CONCURRENT = 2;
 /** Hashes waiting for a slot; more are refused with 503 (the per-client rate limits come first). */
 const MAX_QUEUED = 64;
+/** Hashes waiting for a slot from one network (the caller's `network`); more are refused with 429. */
+export const MAX_QUEUED_PER_NETWORK = 4;
 
 const ENCODED = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/;
 
 let running = 0;
-const waiting: (() => void)[] = [];
+/**
+ * Hashes waiting for a slot, by the network they come from, each network's in order. The
+ * networks take turns (a network served goes to the back), so one network's guesses,
+ * however many of its /64s they come from, delay another's login by a hash or two, not by
+ * the whole queue.
+ */
+const waiting = new Map<string, (() => void)[]>();
+let queued = 0;
 
-async function slot<T>(run: () => Promise<T>): Promise<T> {
+async function slot<T>(network: string, run: () => Promise<T>): Promise<T> {
   if (running >= MAX_CONCURRENT) {
-    if (waiting.length >= MAX_QUEUED) throw new AppError('unavailable', 'Too many password checks at once; retry in a moment.', 1);
-    await new Promise<void>((resolve) => waiting.push(resolve));
+    if (queued >= MAX_QUEUED) throw new AppError('unavailable', 'Too many password checks at once; retry in a moment.', 1);
+    const mine = waiting.get(network) ?? [];
+    if (mine.length >= MAX_QUEUED_PER_NETWORK) throw new AppError('rate_limited', 'Too many password checks from your network at once; retry in a moment.', 1);
+    await new Promise<void>((resolve) => {
+      mine.push(resolve);
+      waiting.set(network, mine);
+      queued++;
+    });
   } else running++;
   try {
     return await run();
   } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
+    next();
   }
 }
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
+/** Gives a freed slot to the oldest hash of the network whose turn it is, and sends that network to the back. */
+function next(): void {
+  const first = waiting.entries().next();
+  if (first.done) {
+    running--;
+    return;
+  }
+  const [network, queue] = first.value;
+  const resolve = queue.shift()!;
+  waiting.delete(network);
+  if (queue.length > 0) waiting.set(network, queue);
+  queued--;
+  resolve();
+}
+
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, network: string): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
   return slot(
+    network,
     () =>
       new Promise<Buffer>((resolve, reject) => {
         scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key)));
@@ -45,10 +74,13 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
   );
 }
 
-/** The encoded hash of a password: scrypt$log2(N)$r$p$salt$key (base64). */
-export async function hashPassword(password: string): Promise<string> {
+/**
+ * The encoded hash of a password: scrypt$log2(N)$r$p$salt$key (base64). `network`: where
+ * the request comes from (an IPv4 /24, an IPv6 /48), whose turn in the queue it waits for.
+ */
+export async function hashPassword(password: string, network = ''): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, SCRYPT_PARAMS);
+  const key = await derive(password, salt, SCRYPT_PARAMS, network);
   return `scrypt$${Math.log2(SCRYPT_PARAMS.N)}$${SCRYPT_PARAMS.r}$${SCRYPT_PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
@@ -59,13 +91,13 @@ let decoy: Promise<string> | undefined;
  * Whether the password matches the encoded hash, compared in constant time. Without a
  * hash (no such account) a decoy is checked all the same and the answer is false.
  */
-export async function verifyPassword(password: string, encoded: string | undefined): Promise<boolean> {
-  const m = ENCODED.exec(encoded ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex')))));
+export async function verifyPassword(password: string, encoded: string | undefined, network = ''): Promise<boolean> {
+  const m = ENCODED.exec(encoded ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex'), network))));
   if (!m) return false;
   const [, logN, r, p, salt, key] = m;
   const expected = Buffer.from(key!, 'base64');
   const params = { N: 2 ** Number(logN), r: Number(r), p: Number(p) };
   if (params.N > 2 ** 20 || params.r > 32 || params.p > 16 || expected.length !== KEY_BYTES) return false;
-  const actual = await derive(password, Buffer.from(salt!, 'base64'), params);
+  const actual = await derive(password, Buffer.from(salt!, 'base64'), params, network);
   return timingSafeEqual(actual, expected) && encoded !== undefined;
 }

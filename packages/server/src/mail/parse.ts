@@ -13,7 +13,9 @@
 //
 // GET /api/mail/{uuid}/parsed uses the same threads and budget (view): the worker
 // builds the parsed view (parsed-view.ts) and serialises it; past the budget, the
-// header block's view, marked degraded.
+// header block's view, marked degraded. A view waits in the large lane, its client's
+// turn among the others', and its message is read from the store only once it has a
+// thread: what waits holds no message (parsed-views.ts bounds how many wait).
 import { Piscina } from 'piscina';
 import type { MailMetadata } from '@temp-inbox/api';
 import { buildMetadata, MAX_ATTACHMENTS_LISTED } from './metadata.js';
@@ -86,8 +88,11 @@ export interface MessageParser {
   /**
    * The parsed view of a stored message whose metadata lists `attachmentsListed` attachments, under the
    * same budget as a parse (past it, its header block's); undefined when no thread was free for that long.
+   * `load` reads the message once a thread is given (it rejects: so does this); `client`: whose turn it waits for.
    */
-  view(raw: Buffer, attachmentsListed: number): Promise<MessageView | undefined>;
+  view(load: () => Promise<Buffer>, attachmentsListed: number, client?: string): Promise<MessageView | undefined>;
+  /** Views given to a thread so far (a counter that only grows), for the metrics and tests. */
+  viewParses(): number;
   /** Ends the workers; later calls answer as if every parse failed. */
   close(): Promise<void>;
 }
@@ -218,9 +223,10 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     return p;
   }
   let pool = startPool();
+  let viewsGiven = 0;
 
-  /** Where a task sits: a thread the caller already has, or the client whose turn it waits for. */
-  type Seat = { slot?: (() => void) | undefined; client?: string | undefined };
+  /** Where a task sits: a thread the caller already has, or the client whose turn it waits for (in `lane`, if given). */
+  type Seat = { slot?: (() => void) | undefined; client?: string | undefined; lane?: Lane };
   type Op =
     | { op: 'parse' | 'headers' }
     | { op: 'attachment'; index: number }
@@ -229,9 +235,15 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   /**
    * A task's result, or 'failed' (error, or over `ms` of work: its worker is ended), or 'unstarted' (no thread for maxWaitMs).
    * `slot`: a thread the caller already has from the lanes (given back here); otherwise the task
-   * waits in its lane, in `client`'s turn.
+   * waits in its lane, in `client`'s turn. `raw` may be read only once the thread is given (then `lane` is
+   * needed); what it rejects with, this rejects with.
    */
-  async function run<R extends WorkerResult | ViewResult = WorkerResult>(what: Op, raw: Buffer, ms: number, { slot, client }: Seat = {}): Promise<R | 'failed' | 'unstarted'> {
+  async function run<R extends WorkerResult | ViewResult = WorkerResult>(
+    what: Op,
+    raw: Buffer | (() => Promise<Buffer>),
+    ms: number,
+    { slot, client, lane }: Seat = {},
+  ): Promise<R | 'failed' | 'unstarted'> {
     const id = nextId++;
     const abort = new AbortController();
     let started = false;
@@ -242,16 +254,25 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       clearTimeout(timer);
       timer = setTimeout(() => abort.abort(), ms);
     };
-    const leave = slot ?? (await lanes.enter(laneOf(what, raw), abort.signal, client));
+    const leave = slot ?? (await lanes.enter(lane ?? laneOf(what, raw as Buffer), abort.signal, client));
     // Closed: the lanes give nothing, and a destroyed pool would start new workers for a late task.
     if (!leave || closed) {
       leave?.();
       clearTimeout(timer);
       return 'unstarted';
     }
+    let message: Buffer;
+    try {
+      message = typeof raw === 'function' ? await raw() : raw;
+    } catch (err) {
+      leave();
+      clearTimeout(timer);
+      throw err;
+    }
     let settled: (() => void) | undefined;
     try {
-      const { bytes, transferList } = await forWorker(raw);
+      if (what.op === 'view') viewsGiven++;
+      const { bytes, transferList } = await forWorker(message);
       // Decided just before piscina is given the task, which it posts to a free thread at once.
       const announce = starts.mayWait();
       if (announce) {
@@ -358,17 +379,23 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       const r = await run({ op: 'attachment', index }, raw, timeoutMs);
       return typeof r === 'object' ? parsedOf(r, r.items[0]!).attachments[0] : undefined;
     },
-    async view(raw, attachmentsListed) {
+    async view(load, attachmentsListed, client) {
       const viewOf = (r: ViewResult): MessageView => ({ json: Buffer.from(r.json), degraded: r.degraded });
-      const full = await run<ViewResult>({ op: 'view', attachmentsListed }, raw, timeoutMs);
+      let raw: Buffer | undefined;
+      // In the large lane whatever its size: a slow view then leaves arriving mail the spare thread.
+      const full = await run<ViewResult>({ op: 'view', attachmentsListed }, async () => (raw = await load()), timeoutMs, { client, lane: 'large' });
       if (typeof full === 'object') return viewOf(full);
-      if (full === 'unstarted') return undefined;
-      const head = await run<ViewResult>({ op: 'view-headers', attachmentsListed: 0 }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS);
+      if (full === 'unstarted' || !raw) return undefined;
+      // A copy of the header block: the whole message is not held while the fallback waits.
+      const block = Buffer.from(raw.subarray(0, HEADER_BLOCK_BYTES));
+      raw = undefined;
+      const head = await run<ViewResult>({ op: 'view-headers', attachmentsListed: 0 }, block, HEADERS_TIMEOUT_MS, { client });
       if (typeof head === 'object') return viewOf(head);
       if (head === 'unstarted') return undefined;
       // Not even the header block could be read: a view of nothing (cheap, no parse).
       return { json: Buffer.from(JSON.stringify(buildView(undefined, { attachmentsListed: 0, degraded: true, headers: [] }))), degraded: true };
     },
+    viewParses: () => viewsGiven,
     // Running parses are cut short too: close must not wait out a hostile message's budget.
     close: () => {
       closed = true;

@@ -2,11 +2,12 @@
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import { AppError, conflict, notFound, unauthorized } from '../domain/errors.js';
+import { conflict, notFound, unauthorized } from '../domain/errors.js';
 import { allowedName, normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
+import { isSandboxAddress } from '../domain/sandboxes.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
-import type { AddressRecord, MailBody, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
+import type { AddressRecord, MailBody, MailEnvelope, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList } from '../blocks/block-list.js';
 import type { EventBus } from './events.js';
@@ -14,11 +15,14 @@ import type { MailAuthenticator } from './auth.js';
 import type { MessageParser } from './parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
+import { createParsedViews, type ParsedViewLimits } from './parsed-views.js';
 
 /** An address mail can be delivered to, as resolveRecipient found it. */
 export interface Recipient extends AddressRecord {
   /** The address as the sender gave it at RCPT (lower-cased), e.g. name+tag@domain. */
   rcpt: string;
+  /** A catch-all address nobody created yet: created (unclaimed) when its mail is stored; its id is 0 until then. */
+  pending?: true;
 }
 
 export interface DecodedAttachment {
@@ -36,6 +40,8 @@ export interface Envelope {
   /** Who sent it, as the per-client limits count clients (an IPv4 address, an IPv6 /64): the parser's waiting messages take turns by it. */
   client: string;
   trace: Omit<ReceivedTrace, 'recipient' | 'id' | 'date'>;
+  /** A sandbox's capture (docs/decisions.md "Sandboxes"): the whole envelope is kept on the mail and its recipients are searchable. */
+  capture?: MailEnvelope;
 }
 
 export interface AuthenticatedAddress extends AddressRecord {
@@ -48,15 +54,7 @@ export interface AuthenticatedAddress extends AddressRecord {
   mailSetVersion: string | undefined;
 }
 
-export interface ParsedMailView {
-  mail: MailSummary;
-  /** JSON bytes of the ParsedMailContent (mail/parsed-view.ts), serialised in the parser's worker. */
-  content: Buffer;
-  degraded: boolean;
-}
-
-/** Seconds a client is asked to wait when no parser thread was free (a full budget's worth of queue). */
-const PARSER_BUSY_RETRY_SECONDS = 5;
+export type { ParsedMailView } from './parsed-views.js';
 
 export interface DeliveredMail {
   addressId: number;
@@ -74,6 +72,10 @@ export interface MailServiceOptions {
   sessionTtlMs: number;
   /** Parses each message off the event loop, within a time budget. */
   parser: MessageParser;
+  /** Parsed views waiting or parsing at once, per client and in all (PARSE_VIEWS_PER_CLIENT, PARSE_VIEWS_WAITING). */
+  parsedViews?: ParsedViewLimits;
+  /** A parse outcome that could not be kept (mail/parsed-views.ts). */
+  onKeepError?: (err: unknown) => void;
   /** SPF, DKIM, DMARC and ARC verdicts of each message, off the event loop (AUTH_CHECKS; absent: none are stored). */
   authenticator?: MailAuthenticator | undefined;
   /** Longest token verified at all (a longer one is refused unread); default 4096. */
@@ -151,14 +153,18 @@ export function createMailService(opts: MailServiceOptions) {
     // Read before the address and before any query made for this request.
     const version = store.mailSetVersion(claims.addressId);
     const record = await store.getAddress(claims.addressId);
-    if (!record || record.address !== claims.address || now() - record.createdAt > opts.addressTtlMs) throw unauthorized('This address no longer exists.');
+    // A sandbox's address lives as long as its sandbox (docs/decisions.md "Sandboxes").
+    if (!record || record.address !== claims.address || (now() - record.createdAt > opts.addressTtlMs && !isSandboxAddress(record.address))) {
+      throw unauthorized('This address no longer exists.');
+    }
     return { ...record, mailSetVersion: version };
   }
 
   /**
    * The live address mail to `address` is delivered to, or undefined (RFC 5321 §3.3:
    * refuse at RCPT). With plus-addressing, name+tag reaches name; with the catch-all,
-   * an allowed name nobody created is created now, unclaimed (docs/decisions.md "Catch-all").
+   * an allowed name nobody created is accepted as pending and created only when its
+   * mail is stored (docs/decisions.md "Catch-all"): RCPT alone creates nothing.
    */
   async function resolveRecipient(address: string): Promise<Recipient | undefined> {
     const parts = splitAddress(address);
@@ -166,12 +172,18 @@ export function createMailService(opts: MailServiceOptions) {
     const base = (opts.plusAddressing ?? true) ? parts.local.split('+', 1)[0]! : parts.local;
     if (!base) return undefined;
     const name = `${base}@${parts.domain}`;
-    let record = await store.findAddress(name);
-    if (!record && opts.catchAll && allowedName(base, names)) {
-      // Two first mails at once: one creates it, the other finds it.
-      record = (await store.createAddress(name, now(), { unclaimed: true })) ?? (await store.findAddress(name));
-    }
-    return record && now() - record.createdAt <= opts.addressTtlMs ? { ...record, rcpt: `${parts.local}@${parts.domain}` } : undefined;
+    const record = await store.findAddress(name);
+    const rcpt = `${parts.local}@${parts.domain}`;
+    if (!record && opts.catchAll && allowedName(base, names)) return { id: 0, address: name, createdAt: now(), rcpt, pending: true };
+    return record && now() - record.createdAt <= opts.addressTtlMs ? { ...record, rcpt } : undefined;
+  }
+
+  /** A pending catch-all recipient's address, created now; two first mails at once: one creates it, the other finds it. */
+  async function createPending(recipient: Recipient): Promise<Recipient> {
+    if (!recipient.pending) return recipient;
+    const record = (await store.createAddress(recipient.address, now(), { unclaimed: true })) ?? (await store.findAddress(recipient.address));
+    if (!record) throw new Error(`catch-all address ${recipient.address} could not be created`);
+    return { ...record, rcpt: recipient.rcpt };
   }
 
   async function deliver(env: Envelope): Promise<DeliveredMail[]> {
@@ -195,11 +207,15 @@ export function createMailService(opts: MailServiceOptions) {
     const source = (env.sender || parsed.fromAddress || '').slice(0, MAX_SOURCE_CHARS);
     const messageId = parsed.messageId.slice(0, MAX_MESSAGE_ID_CHARS);
     const body: MailBody = { raw, attachments: parsed.attachments.map((a) => a.content) };
-    const rows = env.recipients.map((rcpt, i) => {
+    // A catch-all address is created with its first mail, once that mail is ready to store.
+    const recipients = env.recipients.some((r) => r.pending) ? await Promise.all(env.recipients.map(createPending)) : env.recipients;
+    const rows = recipients.map((rcpt, i) => {
       const trace = traceFor(i);
       // Only `size` (the Received: line) and `delivered_to` differ per copy.
       const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt, ...(auth ? { auth } : {}) } satisfies MailMetadata);
-      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText: parsed.searchText, operatorWebhook };
+      const capture = env.capture;
+      const searchText = capture ? `${parsed.searchText}\n${capture.to.join(' ')}` : parsed.searchText;
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText, operatorWebhook, ...(capture ? { envelope: capture } : {}) };
     });
     const ids = await store.insertMails(rows);
     // The dispatcher looks at the outbox only when some delivery was queued since it last did.
@@ -212,7 +228,7 @@ export function createMailService(opts: MailServiceOptions) {
       rows.forEach((r, i) =>
         bus.publish(r.addressId, {
           type: 'mail',
-          mail: { id: ids[i]!, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.messageId, createdAt: r.createdAt, seen: false },
+          mail: { id: ids[i]!, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.messageId, createdAt: r.createdAt, seen: false, ...(r.envelope ? { envelope: r.envelope } : {}) },
         }),
       );
     }
@@ -225,17 +241,13 @@ export function createMailService(opts: MailServiceOptions) {
     return mail;
   }
 
-  /** A mail parsed again, in a worker within the parse budget (docs/decisions.md "Parsed mail"). */
-  async function readParsed(addressId: number, uuid: string): Promise<ParsedMailView> {
-    const { raw, ...mail } = await getMail(addressId, uuid);
-    const metadata = JSON.parse(mail.metadata) as MailMetadata;
-    // Only the attachments the metadata lists can be downloaded, so only those are shown, with the same ids.
-    const view = await parser.view(raw, metadata.attachments.length);
-    if (!view) throw new AppError('unavailable', 'Every parser thread is busy; retry in a moment.', PARSER_BUSY_RETRY_SECONDS);
-    // The authentication verdicts are those of the mail's arrival (they need its SMTP client), kept in its metadata.
-    const content = metadata.auth ? Buffer.concat([view.json.subarray(0, -1), Buffer.from(`,"auth":${JSON.stringify(metadata.auth)}}`)]) : view.json;
-    return { mail, content, degraded: view.degraded };
-  }
+  // A mail parsed again, in a worker within the parse budget, or its kept degraded view (docs/decisions.md "Parsed mail").
+  const parsedViews = createParsedViews({
+    store,
+    parser,
+    limits: opts.parsedViews ?? { perClient: 4, total: 64 },
+    ...(opts.onKeepError ? { onKeepError: opts.onKeepError } : {}),
+  });
 
   return {
     createAddress,
@@ -243,7 +255,16 @@ export function createMailService(opts: MailServiceOptions) {
     resolveRecipient,
     deliver,
     getMail,
-    readParsed,
+    /** The mail with its raw message left in the store, to be read a part at a time (a large answer never holds it whole). */
+    async openMail(addressId: number, uuid: string): Promise<MailReader> {
+      const mail = await store.openMail(addressId, uuid);
+      if (!mail) throw notFound('No such mail.');
+      return mail;
+    },
+    /** The parsed view of a mail; `client`: who asks (an IPv4 address, an IPv6 /64), for the per-client limits. */
+    readParsed: (addressId: number, uuid: string, client: string) => parsedViews.read(addressId, uuid, client),
+    /** Views the parser was given so far (a counter that only grows). */
+    viewParses: () => parser.viewParses(),
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
     /** The operator's block that refuses mail from this client address and envelope sender ('' = null sender), if any: SMTP answers 550 5.7.1. */
     blockedSender: async (ip: string, sender: string) => opts.blocks?.match(ip, sender),
@@ -279,6 +300,7 @@ export function createMailService(opts: MailServiceOptions) {
     /** Whether the address is under its quota (a message that crosses it is still taken: RCPT cannot know its size). */
     async hasRoom(recipient: Recipient): Promise<boolean> {
       const quota = opts.quota;
+      if (recipient.pending) return true;
       if (!quota || (quota.maxMails === 0 && quota.maxBytes === 0)) return true;
       const usage = await store.addressUsage(recipient.id);
       return (quota.maxMails === 0 || usage.count < quota.maxMails) && (quota.maxBytes === 0 || usage.bytes < quota.maxBytes);
@@ -299,7 +321,7 @@ export function createMailService(opts: MailServiceOptions) {
     /** Retention sweep (docs/decisions.md "Retention"). */
     async sweep(): Promise<PurgeResult> {
       const t = now();
-      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs });
+      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t });
     },
   };
 }

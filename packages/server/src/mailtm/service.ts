@@ -8,7 +8,9 @@ import { splitAddress } from '../domain/names.js';
 import type { MailService } from '../mail/service.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { AddressRecord } from '../storage/store.js';
+import { networksOf } from '../limits/attempt-limiter.js';
 import { createMailtmIds } from './ids.js';
+import type { LoginGuard } from './login-guard.js';
 import { hashPassword, MAX_PASSWORD_CHARS, verifyPassword } from '../domain/passwords.js';
 import type { AccountFields, Violation } from './shapes.js';
 
@@ -43,6 +45,8 @@ export interface MailtmServiceOptions {
   mailTtlMs: number;
   /** ADDRESS_TTL: an account lives as long as its address. */
   addressTtlMs: number;
+  /** The limits on failed logins per account and per network (login-guard.ts); absent: none. */
+  loginGuard?: LoginGuard | undefined;
   now?: () => number;
 }
 
@@ -99,9 +103,9 @@ export function createMailtmService(opts: MailtmServiceOptions) {
      * password's hash with it. Hashed first, so that no address is left without its password
      * when hashing is refused; an address whose password could not be stored is deleted again.
      */
-    async register(body: { address?: unknown; password?: unknown }): Promise<{ address: AddressRecord; account: AccountFields }> {
+    async register(body: { address?: unknown; password?: unknown }, ip = ''): Promise<{ address: AddressRecord; account: AccountFields }> {
       const wanted = check(body.address, body.password);
-      const hash = await hashPassword(wanted.password);
+      const hash = await hashPassword(wanted.password, networksOf(ip).network);
       let created: AddressRecord;
       try {
         created = (await mail.createAddress({ name: wanted.local, domain: wanted.domain })).address;
@@ -120,18 +124,33 @@ export function createMailtmService(opts: MailtmServiceOptions) {
       return { address: created, account: await account(created) };
     },
 
-    /** POST /token: the account's JWT for its address and password; 401 "Invalid credentials." for anything else. */
-    async login(body: { address?: unknown; password?: unknown }): Promise<{ id: string; token: string }> {
+    /**
+     * POST /token: the account's JWT for its address and password; 401 "Invalid credentials." for anything else.
+     * `ip`: the client's; its failed guesses count against the address and its networks (login-guard.ts).
+     */
+    async login(body: { address?: unknown; password?: unknown }, ip = ''): Promise<{ id: string; token: string }> {
       const { address, password } = body;
       if (typeof address !== 'string' || typeof password !== 'string' || address.length > MAX_ADDRESS_CHARS || password.length > MAX_PASSWORD_CHARS) {
         throw unauthorized('Invalid credentials.');
       }
       const parts = splitAddress(address);
-      const found = parts && (await store.findAddress(`${parts.local}@${parts.domain}`));
-      const record = found && now() - found.createdAt <= opts.addressTtlMs ? found : undefined;
-      const stored = record && (await store.getAddressPassword(record.id));
-      // Checked (against a decoy without an account) either way, so that time does not tell which.
-      if (!(await verifyPassword(password, stored?.hash)) || !record) throw unauthorized('Invalid credentials.');
+      const name = parts ? `${parts.local}@${parts.domain}` : address.toLowerCase();
+      // Counted by the name asked for, before it is looked up: an address that does not exist is locked alike.
+      const attempt = await opts.loginGuard?.begin(name, ip);
+      let ok: boolean;
+      let record: AddressRecord | undefined;
+      try {
+        const found = parts && (await store.findAddress(name));
+        record = found && now() - found.createdAt <= opts.addressTtlMs ? found : undefined;
+        const stored = record && (await store.getAddressPassword(record.id));
+        // Checked (against a decoy without an account) either way, so that time does not tell which.
+        ok = (await verifyPassword(password, stored?.hash, networksOf(ip).network)) && record !== undefined;
+      } catch (err) {
+        await attempt?.cancel();
+        throw err;
+      }
+      if (!ok || !record) throw unauthorized('Invalid credentials.');
+      await attempt?.succeeded();
       return { id: ids.account(record), token: await mail.tokenFor(record) };
     },
   };

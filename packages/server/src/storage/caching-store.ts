@@ -82,6 +82,7 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     claimAddress: (address) => inner.claimAddress(address),
     listMails: (addressId, limit, offset) => inner.listMails(addressId, limit, offset),
     getMail: (addressId, uuid) => inner.getMail(addressId, uuid),
+    openMail: (addressId, uuid) => inner.openMail(addressId, uuid),
     searchMails: (addressId, query, limit, offset) => inner.searchMails(addressId, query, limit, offset),
     getAttachment: (addressId, uuid, index) => inner.getAttachment(addressId, uuid, index),
     addressUsage: (addressId) => inner.addressUsage(addressId),
@@ -106,6 +107,25 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     // Passwords (the mail.tm-compatible API): read at each login, never remembered.
     setAddressPassword: (addressId, hash, at) => inner.setAddressPassword(addressId, hash, at),
     getAddressPassword: (addressId) => inner.getAddressPassword(addressId),
+    // A mail's kept parse outcome: read from the store each time (it is small, and rare).
+    getMailHead: (addressId, uuid) => inner.getMailHead(addressId, uuid),
+    keepDegradedView: (mailId, view) => inner.keepDegradedView(mailId, view),
+    // Sandboxes: read at each login and session, never remembered here (sandboxes/service.ts keeps
+    // what it needs). Creating one creates its address, which nothing here has remembered missing.
+    putSandbox: (input) => inner.putSandbox(input),
+    getSandbox: (id) => inner.getSandbox(id),
+    findSandbox: (name) => inner.findSandbox(name),
+    listSandboxes: () => inner.listSandboxes(),
+    countSandboxes: () => inner.countSandboxes(),
+    setSandboxPassword: (id, hash, at) => inner.setSandboxPassword(id, hash, at),
+    setSandboxChaos: (id, chaos, at) => inner.setSandboxChaos(id, chaos, at),
+    trimMails: (addressId, maxMails, maxBytes) => writing([addressId], () => inner.trimMails(addressId, maxMails, maxBytes)),
+    // Tags of mails (the Mailpit-compatible API): never remembered, and no response of our own API shows them.
+    setMailTags: (addressId, uuids, tags) => inner.setMailTags(addressId, uuids, tags),
+    mailTags: (addressId, mailIds) => inner.mailTags(addressId, mailIds),
+    listTags: (addressId) => inner.listTags(addressId),
+    renameTag: (addressId, from, to) => inner.renameTag(addressId, from, to),
+    deleteTag: (addressId, tag) => inner.deleteTag(addressId, tag),
     // Webhooks and their outbox: nothing here is remembered, and none of it changes an
     // address or its live mail (a delivery reads a mail, deleted or not, by id).
     putWebhook: (addressId, url, secret, createdAt) => inner.putWebhook(addressId, url, secret, createdAt),

@@ -1,6 +1,7 @@
 // The storage contract every backend implements (SQLite here; PostgreSQL behind
 // the same interface). Rows are storage types; the HTTP layer maps them to the
 // API schemas, never sending a row as is.
+import type { ParsedSearch } from './search-query.js';
 
 export interface AddressRecord {
   id: number;
@@ -36,6 +37,14 @@ export interface NewMail {
   searchText?: string;
   /** Queue a delivery to the operator's WEBHOOK_URL too (the address's own webhook, if any, is always queued). */
   operatorWebhook?: boolean;
+  /** The SMTP envelope, kept for a sandbox's mail (one mail for every recipient). */
+  envelope?: MailEnvelope;
+}
+
+/** MAIL FROM ('' for the null sender) and every RCPT TO of a message a sandbox captured. */
+export interface MailEnvelope {
+  from: string;
+  to: string[];
 }
 
 export interface MailSummary {
@@ -48,10 +57,24 @@ export interface MailSummary {
   createdAt: number;
   /** Marked read (setSeen); false when it is stored. */
   seen: boolean;
+  /** Set for a sandbox's mail only (NewMail.envelope). */
+  envelope?: MailEnvelope;
 }
 
 export interface MailRecord extends MailSummary {
   raw: Buffer;
+}
+
+/** A live mail with its raw message to read a piece at a time, so that a large message is never held whole. */
+export interface MailReader extends MailSummary {
+  /** The raw message's size in bytes. */
+  bytes: number;
+  /**
+   * The raw message's pieces in order, each read from the store when asked for (a part,
+   * storage/parts.ts); may be called again to read them again. Throws PartsGoneError when
+   * the mail is purged while it is read.
+   */
+  pieces(): AsyncIterable<Buffer>;
 }
 
 export interface SessionRecord {
@@ -238,7 +261,7 @@ export interface WebhookStore {
 
 /** A password of an address, for the mail.tm-compatible API (docs/decisions.md "mail.tm accounts"). */
 export interface AddressPassword {
-  /** The encoded slow hash (mailtm/passwords.ts), never the password. */
+  /** The encoded slow hash (domain/passwords.ts), never the password. */
   hash: string;
   /** When it was set. */
   updatedAt: number;
@@ -251,7 +274,71 @@ export interface PasswordStore {
   getAddressPassword(addressId: number): Promise<AddressPassword | undefined>;
 }
 
-export interface Store extends OperatorStore, WebhookStore, PasswordStore {
+/**
+ * The outcome of a parse of a stored mail that could read only its header block (out of
+ * its budget, or refused by the parser): kept with the mail, so that such a mail is never
+ * parsed again for its parsed view, on any node (docs/decisions.md "Parsed mail").
+ */
+export interface ParseOutcomeStore {
+  /** A live mail of the address without its message, and the degraded view kept for it (undefined: none). */
+  getMailHead(addressId: number, uuid: string): Promise<{ mail: MailSummary; degradedView: Buffer | undefined } | undefined>;
+  /** Keeps (or replaces) the JSON of a mail's degraded parsed view; it goes with the mail. Nothing for an unknown mail. */
+  keepDegradedView(mailId: number, view: Buffer): Promise<void>;
+}
+
+/** A sandbox as stored (docs/decisions.md "Sandboxes"): an SMTP login and the address that holds its mail. */
+export interface SandboxRecord {
+  id: number;
+  name: string;
+  /** The encoded slow hash (domain/passwords.ts), never the password. */
+  passwordHash: string;
+  addressId: number;
+  address: string;
+  maxMails: number;
+  maxBytes: number;
+  retentionMs: number;
+  /** JSON text of its chaos settings ('{}': none). */
+  chaos: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What the sandboxes feature stores: each sandbox goes with its address (deleting the address deletes it). */
+export interface SandboxStore {
+  /**
+   * Creates the sandbox with its address (`address`, created when missing), or, when one of
+   * that name exists, sets its password hash and limits; in one transaction.
+   */
+  putSandbox(input: { name: string; address: string; passwordHash: string; maxMails: number; maxBytes: number; retentionMs: number; at: number }): Promise<SandboxRecord>;
+  getSandbox(id: number): Promise<SandboxRecord | undefined>;
+  findSandbox(name: string): Promise<SandboxRecord | undefined>;
+  /** Every sandbox, by name. */
+  listSandboxes(): Promise<SandboxRecord[]>;
+  countSandboxes(): Promise<number>;
+  setSandboxPassword(id: number, passwordHash: string, at: number): Promise<boolean>;
+  setSandboxChaos(id: number, chaos: string, at: number): Promise<SandboxRecord | undefined>;
+  /**
+   * Soft-deletes the oldest live mails of the address until at most `maxMails` remain and
+   * they take at most `maxBytes` (0: no limit), never the newest; resolves to their uuids.
+   */
+  trimMails(addressId: number, maxMails: number, maxBytes: number): Promise<string[]>;
+}
+
+/** Tags of mails (the Mailpit-compatible API's tags): a mail's tags go with it; only live mail is tagged or listed. */
+export interface TagStore {
+  /** Replaces the tags of those of `uuids` that are live mails of the address; resolves to how many were. */
+  setMailTags(addressId: number, uuids: string[], tags: string[]): Promise<number>;
+  /** The tags of the address's mails `mailIds` (by id; a mail without tags is absent), each list in order. */
+  mailTags(addressId: number, mailIds: number[]): Promise<Map<number, string[]>>;
+  /** Every tag of the address's live mail, in order, with how many of its mails have it. */
+  listTags(addressId: number): Promise<{ tag: string; mails: number }[]>;
+  /** Renames a tag on every mail of the address that has it; resolves to how many had it. */
+  renameTag(addressId: number, from: string, to: string): Promise<number>;
+  /** Removes a tag from every mail of the address (the mails stay); resolves to how many had it. */
+  deleteTag(addressId: number, tag: string): Promise<number>;
+}
+
+export interface Store extends OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, SandboxStore, TagStore {
   readonly kind: string;
 
   /**
@@ -282,11 +369,15 @@ export interface Store extends OperatorStore, WebhookStore, PasswordStore {
   /** Live mails, newest first (ties by id), and the total count of live mails. */
   listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   getMail(addressId: number, uuid: string): Promise<MailRecord | undefined>;
+  /** The mail as getMail finds it, its raw message left in the store to be read a part at a time. */
+  openMail(addressId: number, uuid: string): Promise<MailReader | undefined>;
   /**
-   * Live mails of the address whose search text has every word of `query` as the
-   * start of one of its words (search-words.ts), newest first, and their count.
+   * Live mails of the address that match every term of `query` (storage/search-query.ts:
+   * words of the search text, fields of the mail; a string is parsed first, and bad
+   * syntax is a bad_request AppError), newest first, and their count. A search past
+   * its time budget is an unavailable AppError.
    */
-  searchMails(addressId: number, query: string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
+  searchMails(addressId: number, query: ParsedSearch | string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   /** Attachment `index` of a live mail; undefined when there is no such live mail of the address. */
   getAttachment(addressId: number, uuid: string, index: number): Promise<StoredAttachment | undefined>;
   /** Count and raw bytes of the address's live mail. */
@@ -311,8 +402,12 @@ export interface Store extends OperatorStore, WebhookStore, PasswordStore {
   rotateSession(oldId: string, newId: string, activeAddressId: number, renewedAt: number): Promise<boolean>;
   deleteSession(id: string): Promise<boolean>;
 
-  /** Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted mail and sessions older than sessionBefore. */
-  purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number }): Promise<PurgeResult>;
+  /**
+   * Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted
+   * mail and sessions older than sessionBefore. A sandbox's address is never purged, and its
+   * mail only past the sandbox's own retention counted back from `now` (when given).
+   */
+  purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number; now?: number }): Promise<PurgeResult>;
 
   /**
    * A number that changes whenever another connection (another process) has

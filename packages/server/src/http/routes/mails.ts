@@ -1,22 +1,23 @@
 import { create as contentDisposition } from 'content-disposition';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, Paths, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
 import type { DecodedAttachment } from '../../mail/service.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
+import { clientKey } from '../rate-limit.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
-import { createResponseCache, DEFAULT_RESPONSE_CACHE_LIMITS } from '../response-cache.js';
-import { withRawStreamed } from '../raw-json.js';
+import { createResponseCache } from '../response-cache.js';
+import type { LargeAnswers } from '../large-answers.js';
+import { STREAM_RAW_BYTES, streamed, streamedRawJson, wholeRaw } from '../mail-answers.js';
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
 const notFoundResponse = errorResponse('Unknown, foreign, deleted or malformed uuid.');
 const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
-/** A mail whose message is larger than the response cache keeps is written as a stream, never built whole. */
-export const STREAM_RAW_BYTES = DEFAULT_RESPONSE_CACHE_LIMITS.maxEntryBytes;
+export { STREAM_RAW_BYTES };
 
 export const toItem = (m: MailSummary): MailListItem => ({
   id: m.id,
@@ -59,8 +60,13 @@ function attachmentDisposition(filename: string): string {
 /** An RFC 9110 media type (token/token); \x60 is the backtick, which tchar allows. */
 const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+\/[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 
-/** Sends an attachment's decoded bytes: its type when well formed, as a download, sandboxed, never cached (also the mail.tm API's download). */
-export function sendAttachment(reply: FastifyReply, a: DecodedAttachment): FastifyReply {
+/**
+ * Sends an attachment's decoded bytes: its type when well formed, as a download, sandboxed,
+ * never cached (also the mail.tm API's download). A large one is counted as a large answer
+ * (large-answers.ts): it is read whole from the store, so its client's cap bounds what it holds.
+ */
+export function sendAttachment(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, a: DecodedAttachment): FastifyReply {
+  if (a.content.length > STREAM_RAW_BYTES) answers.admit(request, reply, a.content.length);
   const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
   return reply
     .header('content-type', type)
@@ -70,7 +76,7 @@ export function sendAttachment(reply: FastifyReply, a: DecodedAttachment): Fasti
     .send(a.content);
 }
 
-export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
+export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnswers }> = async (fastify, { deps, answers }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { mail } = deps;
   // Serialised list pages and mails, reused while the address's mail is unchanged.
@@ -136,10 +142,10 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       let body = version === undefined ? undefined : cache.get(key, version);
       reused(Paths.mail, version, body);
       if (body === undefined) {
-        const m = await mail.getMail(address.id, request.params.uuid);
-        // Too large to be kept in the cache: streamed, so it is never held whole as a string (raw-json.ts).
-        if (m.raw.length > STREAM_RAW_BYTES) return reply.type(JSON_TYPE).send(withRawStreamed(reply.serialize({ ...toItem(m), raw: '' }) as string, m.raw));
-        body = Buffer.from(reply.serialize({ ...toItem(m), raw: rawToString(m.raw) }) as string);
+        const m = await mail.openMail(address.id, request.params.uuid);
+        // Too large to be kept in the cache: streamed from the store's parts, never held whole (mail-answers.ts).
+        if (streamed(m)) return reply.type(JSON_TYPE).send(await streamedRawJson(request, reply, answers, m, reply.serialize({ ...toItem(m), raw: '' }) as string));
+        body = Buffer.from(reply.serialize({ ...toItem(m), raw: rawToString(await wholeRaw(m)) }) as string);
         if (version !== undefined) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);
@@ -183,7 +189,8 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
         description: [
           'The message is parsed again, in a worker thread within PARSE_TIMEOUT. `text` and `html` are whole, never cut; `headers` are',
           'the top-level headers in order, decoded, at most 1,000 and 256 Ki characters in all (`headers_truncated`). A message that cannot',
-          'be parsed within the budget answers what its header block gives, with `degraded: true`.',
+          'be parsed within the budget answers what its header block gives, with `degraded: true`; that answer is kept with the mail, which is',
+          'not parsed again. A client may have PARSE_VIEWS_PER_CLIENT views waiting for the parser at once (more: 429).',
         ].join(' '),
         tags: ['mail'],
         security: bearer,
@@ -204,10 +211,10 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
       let body = version === undefined ? undefined : cache.get(key, version);
       reused(Paths.parsedMail, version, body);
       if (body === undefined) {
-        const parsed = await mail.readParsed(address.id, request.params.uuid);
+        const parsed = await mail.readParsed(address.id, request.params.uuid, clientKey(request.ip));
         body = parsedMailBody(parsed.mail, parsed.content);
-        // A degraded view is not kept: its time-out may have come from a moment's contention for the CPU.
-        if (version !== undefined && !parsed.degraded) cache.set(key, version, body);
+        // A degraded view is kept with the mail too (mail/parsed-views.ts): it is the mail's view from now on.
+        if (version !== undefined) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);
     },
@@ -269,7 +276,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify
     },
     async (request, reply) => {
       const address = await authenticate(request, mail);
-      return sendAttachment(reply, await mail.getAttachment(address.id, request.params.uuid, request.params.attachmentId));
+      return sendAttachment(request, reply, answers, await mail.getAttachment(address.id, request.params.uuid, request.params.attachmentId));
     },
   );
 };

@@ -200,4 +200,39 @@ export const MIGRATIONS: string[] = [
     FOREIGN KEY (body_id, idx) REFERENCES body_attachments (body_id, idx) ON DELETE CASCADE
   );
   `,
+  // v11: as SQLite's v15 — the degraded parsed view of a mail whose parse read only its
+  // header block, kept so that every node serves it without parsing the mail again.
+  `
+  CREATE TABLE parse_outcomes (
+    mail_id BIGINT PRIMARY KEY REFERENCES mails (id) ON DELETE CASCADE,
+    view BYTEA NOT NULL
+  );
+  `,
+  // v12: as SQLite's v16 — sandboxes, each going with its address, and the envelope kept
+  // on a sandbox's mail (NULL for every other mail).
+  `
+  CREATE TABLE sandboxes (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    address_id BIGINT NOT NULL UNIQUE REFERENCES addresses (id) ON DELETE CASCADE,
+    max_mails BIGINT NOT NULL,
+    max_bytes BIGINT NOT NULL,
+    retention_ms BIGINT NOT NULL,
+    chaos TEXT NOT NULL DEFAULT '{}',
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  ALTER TABLE mails ADD COLUMN envelope TEXT;
+  `,
+  // v13: as SQLite's v17 — tags of mails (the Mailpit-compatible API), going with the mail.
+  `
+  CREATE TABLE mail_tags (
+    mail_id BIGINT NOT NULL REFERENCES mails (id) ON DELETE CASCADE,
+    address_id BIGINT NOT NULL,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (mail_id, tag)
+  );
+  CREATE INDEX mail_tags_address_tag ON mail_tags (address_id, tag);
+  `,
 ];

@@ -4,13 +4,18 @@
 // for stored mail. BIGINT columns (ids, ms timestamps, counts) arrive from pg as
 // strings and are converted to numbers here.
 import pg from 'pg';
-import { DAY_MS, type AddressRecord, type MailBody, type MailSummary, type PurgeResult, type SessionAddressRecord, type Store } from '../store.js';
+import { DAY_MS, type AddressRecord, type MailBody, type MailEnvelope, type MailSummary, type PurgeResult, type SessionAddressRecord, type Store } from '../store.js';
 import { MIGRATIONS } from './migrations.js';
 import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
+import { postgresParseOutcomeStore } from './postgres-parse-outcomes.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
+import { postgresSandboxStore } from './postgres-sandboxes.js';
+import { postgresTagStore } from './postgres-tags.js';
 import { postgresWebhookStore, queueWebhooks } from './postgres-webhooks.js';
-import { indexWord, indexWords, queryWords } from '../search-words.js';
-import { partsJoiner, partsOf } from '../parts.js';
+import { indexWords } from '../search-words.js';
+import { SEARCH_BUDGET_MS, searchOverBudget, toParsedSearch } from '../search-query.js';
+import { pgSearchPlan } from './postgres-search.js';
+import { partsJoiner, partsOf, partsReader } from '../parts.js';
 import { countGarbage, endOfMessage } from '../../memory/young-garbage.js';
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -30,6 +35,7 @@ interface MailRow {
   message_id: string;
   created_at: string;
   seen: boolean;
+  envelope: string | null;
   raw?: Buffer;
   body_id?: string | null;
   body?: Buffer | null;
@@ -49,6 +55,7 @@ const toSummary = (r: MailRow): MailSummary => ({
   messageId: r.message_id,
   createdAt: Number(r.created_at),
   seen: r.seen,
+  ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}),
 });
 
 /** Double-quotes an SQL identifier. */
@@ -64,7 +71,7 @@ const lexemes = (addressId: number, text: string): string[] | null => {
   const words = indexWords(addressId, text);
   return words.length ? words : null;
 };
-const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at, seen';
+const MAIL_COLUMNS = 'id, uuid, source, address, metadata, message_id, created_at, seen, envelope';
 
 export interface PostgresOptions {
   schema?: string;
@@ -136,6 +143,19 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     }
     return joined.done();
   };
+  /** A live mail's row with its head pieces (raw, the body's first part) and the size of the body's further parts. */
+  const mailRow = async (addressId: number, uuid: string): Promise<MailRow | undefined> =>
+    (
+      await q<MailRow>(
+        pool,
+        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, m.body_id, b.data AS body, b.parts AS body_parts, ` +
+          // octet_length of a stored value reads its size, not its data.
+          '(SELECT coalesce(sum(octet_length(p.data)), 0) FROM body_parts p WHERE p.body_id = m.body_id AND b.parts > 1) AS rest_bytes ' +
+          'FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ' +
+          'WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
+        [addressId, uuid],
+      )
+    ).rows[0];
   let closed = false;
   let deliveriesQueued = 0;
 
@@ -143,6 +163,9 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     kind: 'postgres',
     ...postgresOperatorStore(pool),
     ...postgresPasswordStore(pool),
+    ...postgresSandboxStore(pool, transaction),
+    ...postgresTagStore(pool, transaction),
+    ...postgresParseOutcomeStore(pool),
     ...postgresWebhookStore(pool),
     async createAddress(address, createdAt, opts = {}) {
       const { rows } = await q<AddressRow>(
@@ -212,9 +235,9 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         for (const m of mails) {
           const { rows } = await q<{ id: string }>(
             client,
-            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, body_id, size, created_at, search) ' +
+            'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, body_id, size, created_at, search, envelope) ' +
               // The words as they are (array_to_tsvector: no parser, no dictionary), each in its address's namespace.
-              'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::text[] IS NULL THEN NULL ELSE array_to_tsvector($11::text[]) END) RETURNING id',
+              'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11::text[] IS NULL THEN NULL ELSE array_to_tsvector($11::text[]) END, $12) RETURNING id',
             [
               m.uuid,
               m.addressId,
@@ -227,6 +250,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
               m.trace.length + m.body.raw.length,
               m.createdAt,
               m.searchText ? lexemes(m.addressId, m.searchText) : null,
+              m.envelope ? JSON.stringify(m.envelope) : null,
             ],
           );
           ids.push(Number(rows[0]!.id));
@@ -254,21 +278,26 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       });
     },
     async searchMails(addressId, query, limit, offset) {
-      const words = queryWords(query);
-      if (words.length === 0) return { results: [], count: 0 };
-      // Words are letters and digits only; each quoted, as a prefix of a word of the
-      // address (its namespace: search-words.ts indexWord), all required.
-      const tsquery = words.map((w) => `'${indexWord(addressId, w)}':*`).join(' & ');
-      const where = "address_id = $1 AND deleted_at IS NULL AND search @@ to_tsquery('simple', $2)";
-      const { rows } = await q<MailRow>(pool, `SELECT ${MAIL_COLUMNS} FROM mails WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, [
-        addressId,
-        tsquery,
-        limit,
-        offset,
-      ]);
-      let count = rows.length;
-      if (!(offset === 0 && rows.length < limit)) count = Number((await q<{ n: string }>(pool, `SELECT count(*) AS n FROM mails WHERE ${where}`, [addressId, tsquery])).rows[0]!.n);
-      return { results: rows.map(toSummary), count };
+      const plan = pgSearchPlan(addressId, toParsedSearch(query));
+      if (!plan) return { results: [], count: 0 };
+      const n = plan.params.length;
+      try {
+        return await transaction(async (client) => {
+          // The search's own bound: past it PostgreSQL cancels the statement (57014).
+          await client.query(`SET LOCAL statement_timeout = ${SEARCH_BUDGET_MS}`);
+          const { rows } = await q<MailRow>(
+            client,
+            `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')} FROM mails m WHERE ${plan.where} ORDER BY m.created_at DESC, m.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+            [...plan.params, limit, offset],
+          );
+          let count = rows.length;
+          if (!(offset === 0 && rows.length < limit)) count = Number((await q<{ n: string }>(client, `SELECT count(*) AS n FROM mails m WHERE ${plan.where}`, plan.params)).rows[0]!.n);
+          return { results: rows.map(toSummary), count };
+        });
+      } catch (err) {
+        if ((err as { code?: unknown }).code === '57014') throw searchOverBudget(SEARCH_BUDGET_MS);
+        throw err;
+      }
     },
     async listMails(addressId, limit, offset) {
       const { rows } = await q<MailRow>(
@@ -285,21 +314,26 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       return { results: rows.map(toSummary), count };
     },
     async getMail(addressId, uuid) {
-      const { rows } = await q<MailRow>(
-        pool,
-        `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')}, m.raw, m.body_id, b.data AS body, b.parts AS body_parts, ` +
-          // octet_length of a stored value reads its size, not its data.
-          '(SELECT coalesce(sum(octet_length(p.data)), 0) FROM body_parts p WHERE p.body_id = m.body_id AND b.parts > 1) AS rest_bytes ' +
-          'FROM mails m LEFT JOIN bodies b ON b.id = m.body_id ' +
-          'WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
-        [addressId, uuid],
-      );
-      const row = rows[0];
+      const row = await mailRow(addressId, uuid);
       if (!row) return undefined;
       // Mail stored before the v2 schema holds its whole message in raw and no body.
       if (!row.body) return { ...toSummary(row), raw: row.raw! };
       const raw = await whole([row.raw!, row.body], Number(row.rest_bytes), row.body_parts!, 'SELECT data FROM body_parts WHERE body_id = $1 AND part = $2', [row.body_id!]);
       return raw && { ...toSummary(row), raw };
+    },
+    async openMail(addressId, uuid) {
+      const row = await mailRow(addressId, uuid);
+      if (!row) return undefined;
+      if (!row.body) return { ...toSummary(row), bytes: row.raw!.length, pieces: partsReader([row.raw!], row.raw!.length, 1, () => undefined) };
+      const bodyId = row.body_id!;
+      const bytes = row.raw!.length + row.body.length + Number(row.rest_bytes);
+      const readPart = async (part: number) => {
+        const data = (await q<{ data: Buffer }>(pool, 'SELECT data FROM body_parts WHERE body_id = $1 AND part = $2', [bodyId, part])).rows[0]?.data;
+        // Read as hex, about four times the part is left behind (see whole above).
+        if (data) countGarbage(4 * data.length);
+        return data;
+      };
+      return { ...toSummary(row), bytes, pieces: partsReader([row.raw!, row.body], bytes, row.body_parts!, readPart) };
     },
     async getAttachment(addressId, uuid, index) {
       const { rows } = await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null; rest_bytes: string }>(
@@ -400,8 +434,13 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       return transaction(async (client): Promise<PurgeResult> => {
         // Addresses first: their mail goes with them through ON DELETE CASCADE
         // (and, as in SQLite, is not counted in `mails`).
-        const addresses = (await q(client, 'DELETE FROM addresses WHERE created_at < $1', [c.addressBefore])).rowCount ?? 0;
-        const mails = (await q(client, 'DELETE FROM mails WHERE created_at < $1 OR deleted_at IS NOT NULL', [c.mailBefore])).rowCount ?? 0;
+        // A sandbox's address stays as long as the sandbox, and its mail for the sandbox's own retention.
+        const addresses = (await q(client, 'DELETE FROM addresses WHERE created_at < $1 AND id NOT IN (SELECT address_id FROM sandboxes)', [c.addressBefore])).rowCount ?? 0;
+        let mails =
+          (await q(client, 'DELETE FROM mails WHERE (created_at < $1 AND address_id NOT IN (SELECT address_id FROM sandboxes)) OR deleted_at IS NOT NULL', [c.mailBefore])).rowCount ?? 0;
+        if (c.now !== undefined) {
+          mails += (await q(client, 'DELETE FROM mails m USING sandboxes s WHERE m.address_id = s.address_id AND m.created_at < $1 - s.retention_ms', [c.now])).rowCount ?? 0;
+        }
         const sessions = (await q(client, 'DELETE FROM sessions WHERE created_at < $1', [c.sessionBefore])).rowCount ?? 0;
         return { mails, addresses, sessions };
       });

@@ -263,4 +263,42 @@ export const MIGRATIONS: string[] = [
     DELETE FROM search_pending WHERE mail_id = NEW.id;
   END;
   `,
+  // v15: the degraded parsed view of a mail whose parse read only its header block (out of
+  // its budget, or refused), so that such a mail is never parsed again for GET /parsed
+  // (docs/decisions.md "Parsed mail"). Removed with the mail.
+  `
+  CREATE TABLE parse_outcomes (
+    mail_id INTEGER PRIMARY KEY REFERENCES mails (id) ON DELETE CASCADE,
+    view BLOB NOT NULL
+  );
+  `,
+  // v16: sandboxes (docs/decisions.md "Sandboxes"): an SMTP login whose mail lives in an
+  // address of its own (<name>@sandbox.invalid), going with that address; and the envelope
+  // (JSON: from, to) kept on a sandbox's mail, NULL for every other mail.
+  `
+  CREATE TABLE sandboxes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    address_id INTEGER NOT NULL UNIQUE REFERENCES addresses (id) ON DELETE CASCADE,
+    max_mails INTEGER NOT NULL,
+    max_bytes INTEGER NOT NULL,
+    retention_ms INTEGER NOT NULL,
+    chaos TEXT NOT NULL DEFAULT '{}',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  ALTER TABLE mails ADD COLUMN envelope TEXT;
+  `,
+  // v17: tags of mails (the Mailpit-compatible API's PUT /api/v1/tags), a row per mail and
+  // tag, going with the mail; looked up by address and tag.
+  `
+  CREATE TABLE mail_tags (
+    mail_id INTEGER NOT NULL REFERENCES mails (id) ON DELETE CASCADE,
+    address_id INTEGER NOT NULL,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (mail_id, tag)
+  ) WITHOUT ROWID;
+  CREATE INDEX mail_tags_address_tag ON mail_tags (address_id, tag);
+  `,
 ];

@@ -6,16 +6,21 @@
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DAY_MS, type AddressRecord, type MailBody, type MailRecord, type MailSummary, type NewMail, type PurgeResult, type SessionAddressRecord, type SessionRecord, type Store } from '../store.js';
+import { DAY_MS, type AddressRecord, type MailBody, type MailEnvelope, type MailRecord, type MailSummary, type NewMail, type PurgeResult, type SessionAddressRecord, type SessionRecord, type Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
 import { MIGRATIONS } from './migrations.js';
 import { sqliteOperatorStore } from './sqlite-operator.js';
+import { sqliteParseOutcomeStore } from './sqlite-parse-outcomes.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
+import { sqliteSandboxStore } from './sqlite-sandboxes.js';
+import { sqliteTagStore } from './sqlite-tags.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
-import { indexWord, queryWords } from '../search-words.js';
+import { SEARCH_BUDGET_MS, searchOverBudget, toParsedSearch, type ParsedSearch } from '../search-query.js';
 import { createSearchQueue } from './search-queue.js';
-import { joinParts, PART_BYTES, partsOf } from '../parts.js';
+import { BUDGET_SPENT, createSearcher } from './search-sql.js';
+import { startSearchThread } from './search-thread.js';
+import { joinParts, PART_BYTES, partsOf, partsReader } from '../parts.js';
 
 /** Messages and attachments above this size are stored in parts of this size (their own row holds the first; storage/parts.ts). */
 export const RAW_PART_BYTES = PART_BYTES;
@@ -40,6 +45,7 @@ interface MailRow {
   message_id: string;
   created_at: number;
   seen: number;
+  envelope: string | null;
   raw?: Buffer;
   raw_parts?: number;
   body_id?: number | null;
@@ -58,6 +64,7 @@ const toSummary = (r: MailRow): MailSummary => ({
   messageId: r.message_id,
   createdAt: r.created_at,
   seen: r.seen === 1,
+  ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}),
 });
 
 const toAddress = (r: { id: number; address: string; created_at: number }): AddressRecord => ({ id: r.id, address: r.address, createdAt: r.created_at });
@@ -67,6 +74,8 @@ export interface SqliteOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** How long after a delivery its words reach the search index (search-queue.ts); a search never waits for it. */
   searchIndexDelayMs?: number;
+  /** How long one search may run before it is stopped (search-query.ts SEARCH_BUDGET_MS). */
+  searchBudgetMs?: number;
 }
 
 
@@ -138,20 +147,11 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     deleteAddress: db.prepare('DELETE FROM addresses WHERE id = ?'),
     insertMail: db.prepare(
       // Positional parameters: binding by name (and the object built for it) cost 3-5 µs more per mail.
-      'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, raw_parts, body_id, size, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)',
+      'INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, raw_parts, body_id, size, created_at, envelope) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)',
     ),
     insertBody: db.prepare('INSERT INTO bodies (refs, parts, data) VALUES (?, ?, ?)'),
     // The admin's mails per day (sqlite-operator.ts), counted in the delivery's transaction.
     countDay: db.prepare('INSERT INTO mail_days (day, shard, mails) VALUES (?, 0, ?) ON CONFLICT (day, shard) DO UPDATE SET mails = mails + excluded.mails'),
-    // Newest first in the index's own order (rowid = mails.id, in delivery order), so the
-    // index stops after the page instead of every match being joined and sorted. Only
-    // live mail is in the index (deleted mail leaves it: triggers of v11), so counting
-    // needs no join; the join's conditions only guard the page.
-    searchMails: db.prepare(
-      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen FROM mail_search JOIN mails m ON m.id = mail_search.rowid ' +
-        'WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL ORDER BY mail_search.rowid DESC LIMIT ? OFFSET ?',
-    ),
-    countSearch: db.prepare('SELECT count(*) FROM mail_search WHERE mail_search MATCH ?').pluck(),
     insertBodyPart: db.prepare('INSERT INTO body_parts (body_id, part, data) VALUES (?, ?, ?)'),
     insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, parts, content) VALUES (?, ?, ?, ?)'),
     insertAttachmentPart: db.prepare('INSERT INTO body_attachment_parts (attachment_id, part, data) VALUES (?, ?, ?)'),
@@ -159,6 +159,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
     rawParts: db.prepare('SELECT data FROM mail_raw_parts WHERE mail_id = ? ORDER BY part').pluck(),
     bodyParts: db.prepare('SELECT data FROM body_parts WHERE body_id = ? ORDER BY part').pluck(),
+    bodyPart: db.prepare('SELECT data FROM body_parts WHERE body_id = ? AND part = ?').pluck(),
     getAttachment: db.prepare(
       'SELECT m.metadata, m.body_id, a.id AS attachment_id, a.parts, a.content, ' +
         // length() of a blob reads its size, not its pages.
@@ -167,18 +168,18 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ),
     usage: db.prepare('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM mails WHERE address_id = ? AND deleted_at IS NULL'),
     listMails: db.prepare(
-      'SELECT id, uuid, source, address, metadata, message_id, created_at, seen FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+      'SELECT id, uuid, source, address, metadata, message_id, created_at, seen, envelope FROM mails WHERE address_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
     ),
     // Answered from the index alone (it holds address_id and deleted_at).
     countMails: db.prepare('SELECT count(*) AS n FROM mails INDEXED BY mails_by_address WHERE address_id = ? AND deleted_at IS NULL').pluck(),
     getMail: db.prepare(
-      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.raw, m.raw_parts, m.body_id, b.data AS body, b.parts AS body_parts, ' +
+      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.envelope, m.raw, m.raw_parts, m.body_id, b.data AS body, b.parts AS body_parts, ' +
         // length() of a blob reads its size, not its pages.
         '(SELECT coalesce(sum(length(p.data)), 0) FROM body_parts p WHERE p.body_id = m.body_id AND b.parts > 1) AS rest_bytes ' +
         'FROM mails m LEFT JOIN bodies b ON b.id = m.body_id WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
     ),
     setSeen: db.prepare(
-      'UPDATE mails SET seen = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL RETURNING id, uuid, source, address, metadata, message_id, created_at, seen',
+      'UPDATE mails SET seen = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL RETURNING id, uuid, source, address, metadata, message_id, created_at, seen, envelope',
     ),
     softDelete: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND uuid = ? AND deleted_at IS NULL'),
     clear: db.prepare('UPDATE mails SET deleted_at = ? WHERE address_id = ? AND deleted_at IS NULL'),
@@ -197,9 +198,13 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     rotate: db.prepare('UPDATE sessions SET id = ?, active_address_id = ?, created_at = ? WHERE id = ?'),
     deleteSession: db.prepare('DELETE FROM sessions WHERE id = ?'),
     // Two statements: with an OR, SQLite cannot use either index and scans every mail.
-    purgeOldMails: db.prepare('DELETE FROM mails WHERE created_at < ?'),
+    // A sandbox's mail is kept for its own retention, and its address as long as it exists.
+    purgeOldMails: db.prepare('DELETE FROM mails WHERE created_at < ? AND address_id NOT IN (SELECT address_id FROM sandboxes)'),
+    purgeSandboxMails: db.prepare(
+      'DELETE FROM mails WHERE id IN (SELECT m.id FROM sandboxes s JOIN mails m ON m.address_id = s.address_id WHERE m.created_at < ? - s.retention_ms)',
+    ),
     purgeDeletedMails: db.prepare('DELETE FROM mails WHERE deleted_at IS NOT NULL'),
-    purgeAddresses: db.prepare('DELETE FROM addresses WHERE created_at < ?'),
+    purgeAddresses: db.prepare('DELETE FROM addresses WHERE created_at < ? AND id NOT IN (SELECT address_id FROM sandboxes)'),
     purgeSessions: db.prepare('DELETE FROM sessions WHERE created_at < ?'),
     ping: db.prepare('SELECT 1').pluck(),
     // Changes only when another connection commits (https://sqlite.org/pragma.html#pragma_data_version).
@@ -208,6 +213,18 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
 
   // Each stored mail's words, indexed for search after its delivery (search-queue.ts).
   const searchQueue = createSearchQueue(db, { delayMs: options.searchIndexDelayMs, unlessBusy });
+  // Searches run on a thread of their own, off the event loop (search-thread.ts); a store
+  // in memory has no file another connection could open, so it searches here.
+  const searchThread = file === ':memory:' ? undefined : startSearchThread(file, { budgetMs: options.searchBudgetMs });
+  const searchHere = searchThread ? undefined : createSearcher(db);
+  const searchBudgetMs = options.searchBudgetMs ?? SEARCH_BUDGET_MS;
+  const searchInMemory = (addressId: number, search: ParsedSearch, limit: number, offset: number) => {
+    try {
+      return searchHere!(addressId, search, limit, offset, searchBudgetMs);
+    } catch (err) {
+      throw err instanceof Error && err.message.includes(BUDGET_SPENT) ? searchOverBudget(searchBudgetMs) : err;
+    }
+  };
   // Each stored mail's webhook deliveries, queued in its own transaction (docs/decisions.md "Webhooks").
   const queueWebhooks = sqliteWebhookQueue(db);
   let deliveriesQueued = 0;
@@ -233,7 +250,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     for (const [day, n] of days) q.countDay.run(day, n);
     return mails.map((m) => {
       const id = Number(
-        q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt)
+        q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt, m.envelope ? JSON.stringify(m.envelope) : null)
           .lastInsertRowid,
       );
       if (m.searchText) searchQueue.add(id, m.addressId, m.searchText);
@@ -289,10 +306,11 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     q.trimMembers.run(sessionId, sessionId, max);
     q.renew.run(addressId, addedAt, sessionId);
   });
-  const purge = db.transaction((c: { mailBefore: number; addressBefore: number; sessionBefore: number }): PurgeResult => {
+  const purge = db.transaction((c: { mailBefore: number; addressBefore: number; sessionBefore: number; now?: number }): PurgeResult => {
     // Addresses first: their mail goes with them through ON DELETE CASCADE.
     const addresses = q.purgeAddresses.run(c.addressBefore).changes;
-    const mails = q.purgeOldMails.run(c.mailBefore).changes + q.purgeDeletedMails.run().changes;
+    const mails =
+      q.purgeOldMails.run(c.mailBefore).changes + (c.now === undefined ? 0 : q.purgeSandboxMails.run(c.now).changes) + q.purgeDeletedMails.run().changes;
     const sessions = q.purgeSessions.run(c.sessionBefore).changes;
     return { mails, addresses, sessions };
   });
@@ -307,6 +325,9 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     kind: 'sqlite',
     ...sqliteOperatorStore(db, afterSync),
     ...sqlitePasswordStore(db, afterSync),
+    ...sqliteSandboxStore(db, afterSync),
+    ...sqliteTagStore(db, afterSync),
+    ...sqliteParseOutcomeStore(db, afterSync),
     ...sqliteWebhookStore(db, afterSync),
     async createAddress(address, createdAt, opts = {}) {
       return afterSync(() => {
@@ -344,15 +365,12 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       return { results: rows.map(toSummary), count };
     },
     async searchMails(addressId, query, limit, offset) {
-      const words = queryWords(query);
-      if (words.length === 0) return { results: [], count: 0 };
-      // Words are letters and digits only, so quoting them is all the escaping FTS5 needs.
-      const match = words.map((w) => `"${indexWord(addressId, w)}"*`).join(' AND ');
+      const search = toParsedSearch(query);
+      if (search.terms.length === 0) return { results: [], count: 0 };
       // Mail delivered since the last batch is indexed first, so a search finds every mail stored.
       await searchQueue.catchUp();
-      const rows = q.searchMails.all(match, addressId, limit, offset) as MailRow[];
-      const count = offset === 0 && rows.length < limit ? rows.length : (q.countSearch.get(match) as number);
-      return { results: rows.map(toSummary), count };
+      const page = searchThread ? await searchThread.search(addressId, search, limit, offset) : searchInMemory(addressId, search, limit, offset);
+      return { results: page.rows.map(toSummary), count: page.count };
     },
     async getMail(addressId, uuid) {
       const row = q.getMail.get(addressId, uuid) as MailRow | undefined;
@@ -365,6 +383,18 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
             ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])])
             : row.raw!;
       return raw && { ...toSummary(row), raw };
+    },
+    async openMail(addressId, uuid) {
+      const row = q.getMail.get(addressId, uuid) as MailRow | undefined;
+      if (!row) return undefined;
+      if (row.body_id == null) {
+        // Mail stored before v4 (no body): read whole, as getMail reads it.
+        const raw = row.raw_parts! > 1 ? Buffer.concat([row.raw!, ...(q.rawParts.all(row.id) as Buffer[])]) : row.raw!;
+        return { ...toSummary(row), bytes: raw.length, pieces: partsReader([raw], raw.length, 1, () => undefined) };
+      }
+      const bodyId = row.body_id;
+      const bytes = row.raw!.length + row.body!.length + row.rest_bytes!;
+      return { ...toSummary(row), bytes, pieces: partsReader([row.raw!, row.body!], bytes, row.body_parts!, (part) => q.bodyPart.get(bodyId, part) as Buffer | undefined) };
     },
     async getAttachment(addressId, uuid, index) {
       const row = q.getAttachment.get(index, addressId, uuid) as
@@ -429,6 +459,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       if (!db.open) return;
       flushPending();
       searchQueue.close();
+      await searchThread?.close();
       await walSync?.close();
       await checkpointer?.close();
       db.close();

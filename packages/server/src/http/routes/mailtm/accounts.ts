@@ -49,12 +49,12 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
         throw err;
       }
     }
-    const created = await mailtm.register(body);
+    const created = await mailtm.register(body, request.ip);
     return sendJson(reply, 201, format, resource(format, 'Account', accountIri(created.account.id), account(created.account)));
   });
 
   fastify.post('/token', { ...hidden, config: { rateLimit: 'MAILTM_TOKEN' } }, async (request, reply) => {
-    const login = await mailtm.login(objectBody(request.body));
+    const login = await mailtm.login(objectBody(request.body), request.ip);
     return sendJson(reply, 200, 'json', { token: login.token, '@id': accountIri(login.id), id: login.id });
   });
 

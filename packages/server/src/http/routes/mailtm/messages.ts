@@ -1,6 +1,7 @@
 // Messages, sources and downloads of the mail.tm-compatible API: the address's mail as
 // mail.tm's Message (mailtm/shapes.ts), read through the mail service like our own routes
-// (RATE_LIMIT_MAILTM: mail.tm's quota). A message's id is the mail's uuid, so the same
+// (RATE_LIMIT_MAILTM: mail.tm's quota; a message, which is parsed, RATE_LIMIT_PARSED_MAIL; a source,
+// download or attachment RATE_LIMIT_MAILTM_DOWNLOAD). A message's id is the mail's uuid, so the same
 // mail has the same id here and in GET /api/mail/{uuid}; `seen` is the flag the web UI shows.
 import type { FastifyPluginAsync } from 'fastify';
 import type { MailMetadata } from '@temp-inbox/api';
@@ -9,8 +10,9 @@ import { notFound } from '../../../domain/errors.js';
 import { messageBody } from '../../../mailtm/message-view.js';
 import { attachmentIndex, collection, messageItem, messageIri, resource, source, sourceIri, PAGE_SIZE, type StoredMail } from '../../../mailtm/shapes.js';
 import type { MailSummary } from '../../../storage/store.js';
-import { withRawStreamed } from '../../raw-json.js';
-import { rawToString, sendAttachment, STREAM_RAW_BYTES } from '../mails.js';
+import { rawBody, streamed, streamedRawJson, wholeRaw } from '../../mail-answers.js';
+import { clientKey } from '../../rate-limit.js';
+import { rawToString, sendAttachment } from '../mails.js';
 import type { MailtmRouteOptions } from './options.js';
 import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
 
@@ -26,7 +28,7 @@ export const stored = (m: MailSummary): StoredMail => ({
   metadata: JSON.parse(m.metadata) as MailMetadata,
 });
 
-export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm }) => {
+export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm, answers }) => {
   const { mail } = deps;
   const retentionMs = deps.config.mailTtlMs;
 
@@ -40,10 +42,11 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply.header('cache-control', 'no-store'), 200, format, collection(format, 'Message', '/messages', members, list.count, page));
   });
 
-  fastify.get<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  // A parse of the message, as GET /api/mail/{uuid}/parsed: the same budget (RATE_LIMIT_PARSED_MAIL), shared with it.
+  fastify.get<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'PARSED_MAIL' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
-    const view = await mail.readParsed(address.id, request.params.id);
+    const view = await mail.readParsed(address.id, request.params.id, clientKey(request.ip));
     const body = await messageBody({ format, stored: stored(view.mail), accountId: mailtm.accountId(address), retentionMs }, view.content);
     return sendJson(reply.header('cache-control', 'no-store'), 200, format, body);
   });
@@ -67,31 +70,33 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // A message's source has the message's id.
-  fastify.get<IdParams>('/sources/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  // The routes that answer a whole message or attachment have their own limit (RATE_LIMIT_MAILTM_DOWNLOAD), not mail.tm's polling quota.
+  fastify.get<IdParams>('/sources/:id', { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
-    const m = await mail.getMail(address.id, request.params.id);
+    const m = await mail.openMail(address.id, request.params.id);
     reply.header('cache-control', 'no-store');
-    // A large message is streamed, as GET /api/mail/{uuid} streams it (http/raw-json.ts).
-    if (m.raw.length > STREAM_RAW_BYTES) return sendJson(reply, 200, format, withRawStreamed(JSON.stringify(resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, ''))), m.raw, 'data'));
-    return sendJson(reply, 200, format, resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, rawToString(m.raw))));
+    // A large message is streamed from the store's parts, as GET /api/mail/{uuid} streams it (http/mail-answers.ts).
+    if (streamed(m)) return sendJson(reply, 200, format, await streamedRawJson(request, reply, answers, m, JSON.stringify(resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, ''))), 'data'));
+    return sendJson(reply, 200, format, resource(format, 'Source', sourceIri(m.uuid), source(m.uuid, rawToString(await wholeRaw(m)))));
   });
 
   // The message as received (downloadUrl): an .eml file.
-  fastify.get<IdParams>('/messages/:id/download', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get<IdParams>('/messages/:id/download', { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
-    const m = await mail.getMail(address.id, request.params.id);
+    const m = await mail.openMail(address.id, request.params.id);
+    const body = await rawBody(request, reply, answers, m);
     return reply
       .header('content-type', 'message/rfc822')
       .header('content-disposition', `attachment; filename="${m.uuid}.eml"`)
       .header('cache-control', 'private, no-store')
-      .send(m.raw);
+      .send(body);
   });
 
-  fastify.get<{ Params: { id: string; attachment: string } }>('/messages/:id/attachment/:attachment', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get<{ Params: { id: string; attachment: string } }>('/messages/:id/attachment/:attachment', { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     const index = attachmentIndex(request.params.attachment);
     if (index === undefined) throw notFound();
-    return sendAttachment(reply, await mail.getAttachment(address.id, request.params.id, index));
+    return sendAttachment(request, reply, answers, await mail.getAttachment(address.id, request.params.id, index));
   });
 };
