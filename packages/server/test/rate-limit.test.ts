@@ -333,6 +333,22 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: token }), 'our own list has its own budget');
       },
     },
+    MAILTM_DOWNLOAD: {
+      // A message's source, its .eml and its attachments: a budget apart from mail.tm's polling quota.
+      mailtm: true,
+      setup: async (server) => {
+        const { jwt, uuid } = await inbox(server);
+        return { jwt, uuid };
+      },
+      send: (server, { jwt, uuid }, i) =>
+        request(server.httpUrl, [`/mailtm/sources/${uuid}`, `/mailtm/messages/${uuid}/download`, `/mailtm/messages/${uuid}/attachment/ATTACH000001`, `/mailtm/sources/${uuid}`][i]!, {
+          headers: { authorization: `Bearer ${jwt}` },
+        }),
+      ok: (res) => assert.equal(res.status, 200, res.text),
+      noEffect: async (server, { jwt }) => {
+        assertOk(await request(server.httpUrl, '/mailtm/messages', { headers: { authorization: `Bearer ${jwt}` } }), 'the message list has mail.tm\'s budget');
+      },
+    },
     MAILTM_ACCOUNTS: {
       mailtm: true,
       send: (server, _ctx, i) => request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${i}@${DOMAIN}`, password: 'pw' } }),

@@ -124,6 +124,7 @@ describe('RATE_LIMITS=off', () => {
         MAILTM_TOKEN: () => request(server.httpUrl, '/mailtm/token', { body: { address: `mt-login@${domain}`, password: 'pw' }, localAddress: CLIENT }),
         MAILTM_ACCOUNTS: (i) => mailtmAccount(`mt-new-${i}`, CLIENT),
         MAILTM: () => request(server.httpUrl, '/mailtm/domains', { localAddress: CLIENT }),
+        MAILTM_DOWNLOAD: (i) => get([`/mailtm/sources/${uuid}`, `/mailtm/messages/${uuid}/download`, `/mailtm/messages/${uuid}/attachment/ATTACH000001`][i]!, { jwt: undefined, headers: { authorization: `Bearer ${main.jwt}` } }),
         WEBHOOK: (i) => [() => get('/api/webhook', { method: 'PUT', body: { url: 'http://127.0.0.1:8081/hook' } }), () => get('/api/webhook'), () => get('/api/webhook/deliveries')][i]!(),
       };
       assert.deepEqual(Object.keys(routes).sort(), Object.keys(RATE_LIMIT_ROUTES).sort(), 'every rate-limited route is exercised');

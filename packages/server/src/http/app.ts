@@ -30,6 +30,8 @@ import { uiRoutes } from './routes/ui.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { HttpDeps } from './deps.js';
 import { createStreamAdmission } from './stream-admission.js';
+import { capConnections } from './connection-caps.js';
+import { createLargeAnswers } from './large-answers.js';
 
 export type { HttpDeps };
 
@@ -122,6 +124,8 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     // Given to the server as it is made: Node 20 ignores a request timeout set afterwards
     // on a server made without one, as Fastify sets it.
     requestTimeout: deps.config.httpRequestTimeoutMs,
+    // Fastify's default (72 s, renewed by every request) let idle connections pile up (docs/security.md "HTTP connections").
+    keepAliveTimeout: deps.config.httpKeepAliveTimeoutMs,
     http: { requestTimeout: deps.config.httpRequestTimeoutMs, connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, deps.config.httpRequestTimeoutMs) },
     genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
     logController: new AccessLog(deps.logger, deps.metrics),
@@ -144,7 +148,8 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     res.setHeader('x-content-type-options', 'nosniff');
   });
 
-  installErrorHandling(app);
+  capConnections(app.server, deps.config);
+  installErrorHandling(app, deps.storage);
   answerOddRequests(app.server);
   acceptEmptyJson(app);
   await app.register(swagger, {
@@ -174,13 +179,15 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(systemRoutes, { deps });
   await app.register(challengeRoutes, { deps });
   if (deps.metrics && deps.config.metricsToken) await app.register(metricsRoute(deps.metrics, deps.config.metricsToken));
-  await app.register(mailRoutes, { deps });
+  // One count of the large answers being sent to each client, for our routes and mail.tm's (HTTP_ANSWER_BYTES_PER_CLIENT).
+  const answers = createLargeAnswers(deps.config);
+  await app.register(mailRoutes, { deps, answers });
   await app.register(searchRoutes, { deps });
   // One count of what is open for every kind of stream (EVENTS_PER_*).
   const streams = createStreamAdmission(deps.config, deps.metrics);
   await app.register(pushRoutes, { deps, streams });
   // MAILTM_API=off: no route under /mailtm, so every path there is the usual 404.
-  if (deps.mailtm) await app.register(mailtmRoutes, { prefix: '/mailtm', deps, mailtm: deps.mailtm, streams });
+  if (deps.mailtm) await app.register(mailtmRoutes, { prefix: '/mailtm', deps, mailtm: deps.mailtm, streams, answers });
   await app.register(webhookRoutes, { deps });
   await app.register(uiRoutes, { deps });
   // Without ADMIN_TOKEN neither exists: /api/admin/* and /admin are the usual 404.

@@ -10,8 +10,10 @@ import type { MailService } from '../mail/service.js';
 import type { MailtmService } from '../mailtm/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SessionService } from '../sessions/service.js';
+import type { StorageState } from '../storage/storage-state.js';
 import type { Store } from '../storage/store.js';
 import type { WebhookService } from '../webhooks/service.js';
+import type { SandboxService } from '../sandboxes/types.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface HttpDeps {
@@ -27,8 +29,14 @@ export interface HttpDeps {
     | 'metricsToken'
     | 'adminToken'
     | 'httpBodyLimit'
+    | 'maxMessageBytes'
     | 'httpRequestTimeoutMs'
     | 'httpMaxParamLength'
+    | 'httpKeepAliveTimeoutMs'
+    | 'httpMaxConnections'
+    | 'httpMaxConnectionsPerClient'
+    | 'httpAnswerBytesPerClient'
+    | 'httpSendStallTimeoutMs'
     | 'jwtMaxLength'
     | 'eventsPerClient'
     | 'eventsPerAddress'
@@ -36,6 +44,8 @@ export interface HttpDeps {
   >;
   sessionSecret: string;
   store: Store;
+  /** Whether the store can take more (/health_check; told of writes that failed for lack of space). */
+  storage?: StorageState;
   mail: MailService;
   bus: EventBus;
   sessions: SessionService;
@@ -50,4 +60,6 @@ export interface HttpDeps {
   mailtm?: MailtmService;
   /** The operators' admin; its routes and page exist only when ADMIN_TOKEN is set too. */
   admin?: AdminService;
+  /** The sandboxes (SMTP AUTH logins): the Mailpit- and MailHog-compatible APIs read their mail. */
+  sandboxes?: SandboxService;
 }

@@ -54,3 +54,33 @@ export function joinParts(head: Buffer[], restBytes: number, rest: Iterable<Buff
   for (const piece of rest) if (!whole.add(piece)) return undefined;
   return whole.done();
 }
+
+/** A part of a message being read was not there: the mail was purged while it was read. */
+export class PartsGoneError extends Error {
+  override name = 'PartsGoneError';
+}
+
+/**
+ * The pieces of a message or an attachment `bytes` long, each read only when asked for:
+ * `head` (what the row holds), then parts 1 to `parts - 1` by `readPart`. A reader that
+ * is slow to take them holds one part, never the whole (docs/security.md "Large answers").
+ * Throws PartsGoneError when a part is missing or the pieces do not add up to `bytes`.
+ */
+export function partsReader(head: Buffer[], bytes: number, parts: number, readPart: (part: number) => Buffer | undefined | Promise<Buffer | undefined>): () => AsyncGenerator<Buffer> {
+  return async function* () {
+    let read = 0;
+    for (const piece of head) {
+      read += piece.length;
+      yield piece;
+    }
+    for (let part = 1; part < parts; part++) {
+      const data = await readPart(part);
+      if (!data || read + data.length > bytes) throw new PartsGoneError('The mail was deleted while it was read.');
+      read += data.length;
+      yield data;
+      // Asked for the next: this one is garbage (memory/young-garbage.ts).
+      countGarbage(data.length);
+    }
+    if (read !== bytes) throw new PartsGoneError('The mail was deleted while it was read.');
+  };
+}

@@ -29,7 +29,7 @@ export const mailtmRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fasti
   });
   fastify.addHook('preClose', async () => opts.streams.close());
   // Without the prefix of these options (it is this plugin's already).
-  const own: MailtmRouteOptions = { deps: opts.deps, mailtm: opts.mailtm, streams: opts.streams };
+  const own: MailtmRouteOptions = { deps: opts.deps, mailtm: opts.mailtm, streams: opts.streams, answers: opts.answers };
   await fastify.register(accountRoutes, own);
   await fastify.register(messageRoutes, own);
   await fastify.register(mercureRoutes, own);
