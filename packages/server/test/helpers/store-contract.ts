@@ -116,7 +116,7 @@ const CASES: Case[] = [
       assert.deepEqual(await uuids('cafe'), { count: 1, uuids: [mails[0]!.uuid] }, 'accents are ignored');
       assert.deepEqual(await uuids('482'), { count: 1, uuids: [mails[0]!.uuid] });
       assert.deepEqual(await uuids('order', 1, 1), { count: 2, uuids: [mails[1]!.uuid] }, 'paged, with the full count');
-      for (const hostile of ['"', '*', 'NEAR(a b)', "o'brien", 'a AND OR NOT', '((', '\\', ':*', '&|!', '']) {
+      for (const hostile of ['*', 'NEAR(a b)', "o'brien", 'a AND OR NOT', '((', '\\', ':*', '&|!', '', '"NEAR(a b)"', 'from:\'x', "subject:o'brien", '-"a*" -:* -from:%_']) {
         const r = await store.searchMails(a.id, hostile, 10, 0);
         assert.ok(Array.isArray(r.results), `query ${JSON.stringify(hostile)} is words, never syntax`);
       }
@@ -143,16 +143,18 @@ const CASES: Case[] = [
         if (String(next.id).startsWith(String(a.id))) b = next;
       }
       assert.ok(b, `an address whose id starts with ${a.id}`);
-      const mineA = newMail(a, T0 + 1, { searchText: '2abc ticket' });
-      const mineB = newMail(b, T0 + 2, { searchText: 'abc ticket' });
+      const mineA = newMail(a, T0 + 1, { searchText: '2abcd 2 ticket' });
+      const mineB = newMail(b, T0 + 2, { searchText: 'abcd ticket' });
       await store.insertMails([mineA, mineB]);
       const found = async (who: AddressRecord, q: string) => (await store.searchMails(who.id, q, 10, 0)).results.map((m) => m.uuid);
-      assert.deepEqual(await found(a, '2'), [mineA.uuid]);
-      assert.deepEqual(await found(a, '2abc'), [mineA.uuid]);
-      assert.deepEqual(await found(a, 'abc'), [], 'not the other address\'s word');
-      assert.deepEqual(await found(b, 'abc'), [mineB.uuid]);
+      assert.deepEqual(await found(a, '2ab'), [mineA.uuid]);
+      assert.deepEqual(await found(a, '2abcd'), [mineA.uuid]);
+      assert.deepEqual(await found(a, '2'), [mineA.uuid], 'a short word, whole');
+      assert.deepEqual(await found(a, 'abcd'), [], 'not the other address\'s word');
+      assert.deepEqual(await found(b, 'abcd'), [mineB.uuid]);
       assert.deepEqual(await found(b, '2'), []);
-      assert.deepEqual(await found(b, String(b.id).slice(String(a.id).length) + 'abc'), [], 'the id is never part of a word');
+      assert.deepEqual(await found(b, '2ab'), []);
+      assert.deepEqual(await found(b, String(b.id).slice(String(a.id).length) + 'abcd'), [], 'the id is never part of a word');
       // Counts past the first page (where the store counts apart from the page) leave deleted mail out.
       const many = Array.from({ length: 5 }, (_, i) => newMail(a, T0 + 10 + i, { searchText: 'ticket number ' + i }));
       await store.insertMails(many);
@@ -166,6 +168,73 @@ const CASES: Case[] = [
       await store.clearMails(a.id);
       assert.deepEqual(await page('ticket'), { count: 0, uuids: [] });
       assert.deepEqual(await found(b, 'ticket'), [mineB.uuid], 'the other address keeps its mail');
+    },
+  ],
+  [
+    'searchMails: the syntax (from: to: subject: has:attachment is:read is:unread before: after:, quoted phrases, - to negate), short words whole; bad syntax is a bad_request',
+    async (store) => {
+      const a = await address(store, 'syntax@example.com');
+      const day = (d: string, h = 0) => Date.parse(`${d}T00:00:00Z`) + h * 3_600_000;
+      const meta = (subject: string, from: [string, string], to: [string, string][], extra: Record<string, unknown> = {}) =>
+        JSON.stringify({ subject, from: { name: from[0], address: from[1] }, to: to.map(([name, addr]) => ({ name, address: addr })), attachments: [], ...extra });
+      const [m1, m2, m3, m4] = [
+        newMail(a, day('2024-05-01', 10), {
+          metadata: meta('Your order shipped', ['Shop', 'orders@shop.example'], [['Alice', 'alice@inbox.example']], { attachments: [{ id: '0', filename: 'label.pdf' }] }),
+          searchText: 'Your order shipped Shop orders@shop.example tracking parcel',
+        }),
+        newMail(a, day('2024-05-02', 23.9), {
+          metadata: meta('Verification code', ['Bank', 'noreply@bank.example'], [['', 'someone@inbox.example']], { delivered_to: 'alice+bank@inbox.example' }),
+          searchText: 'Verification code 123456 for your bank account',
+        }),
+        newMail(a, day('2024-05-03'), { metadata: meta('Weekly newsletter', ['News', 'news@list.example'], [['Bob', 'bob@inbox.example']]), searchText: 'Weekly newsletter about your order history' }),
+        newMail(a, day('2024-05-04'), { metadata: meta('Plain', ['', 'x@plain.example'], []) }),
+      ] as [NewMail, NewMail, NewMail, NewMail];
+      await store.insertMails([m1, m2, m3, m4]);
+      await store.insertMails([newMail(await address(store, 'syntax-other@example.com'), day('2024-05-02'), { metadata: meta('Your order shipped', ['Shop', 'orders@shop.example'], []), searchText: 'your order' })]);
+      await store.setSeen(a.id, m1.uuid, true);
+      const names = new Map([m1, m2, m3, m4].map((m, i) => [m.uuid, `m${i + 1}`]));
+      const found = async (q: string) => (await store.searchMails(a.id, q, 10, 0)).results.map((m) => names.get(m.uuid));
+      const cases: [string, string[]][] = [
+        ['from:shop', ['m1']],
+        ['from:BANK', ['m2']],
+        ['-from:shop', ['m4', 'm3', 'm2']],
+        ['to:alice', ['m2', 'm1']],
+        ['to:bob', ['m3']],
+        ['to:alice+bank', ['m2']],
+        ['subject:"order shipped"', ['m1']],
+        ['subject:verif', ['m2']],
+        ['-subject:"weekly"', ['m4', 'm2', 'm1']],
+        ['has:attachment', ['m1']],
+        ['-has:attachment', ['m4', 'm3', 'm2']],
+        ['is:read', ['m1']],
+        ['is:unread', ['m4', 'm3', 'm2']],
+        ['-is:unread', ['m1']],
+        ['before:2024-05-02', ['m1']],
+        ['after:2024-05-02', ['m4', 'm3', 'm2']],
+        ['after:2024-05-02 before:2024-05-03', ['m2']],
+        ['-before:2024-05-04', ['m4']],
+        ['your', ['m3', 'm2', 'm1']],
+        ['your -order', ['m2']],
+        ['"your order"', ['m3', 'm1']],
+        ['ord', ['m3', 'm1']],
+        ['"ord"', []],
+        ['or', []],
+        ['12', []],
+        ['-"order history"', ['m4', 'm2', 'm1']],
+        ['-order -bank', ['m4']],
+        ['order -from:shop', ['m3']],
+        ['ORDER From:Shop HAS:attachment Is:Read before:2024-05-02', ['m1']],
+        ['-order is:unread', ['m4', 'm2']],
+      ];
+      for (const [q, want] of cases) assert.deepEqual(await found(q), want, q);
+      const paged = await store.searchMails(a.id, 'your', 1, 1);
+      assert.deepEqual({ count: paged.count, uuids: paged.results.map((m) => names.get(m.uuid)) }, { count: 3, uuids: ['m2'] }, 'paged, with the full count');
+      const filtered = await store.searchMails(a.id, 'is:unread', 2, 0);
+      assert.equal(filtered.count, 3, 'a count past a full page of fields');
+      assert.equal((await store.searchMails(a.id, 'your is:unread', 1, 0)).count, 2, 'a count of words and fields past a full page');
+      for (const bad of ['"unclosed', 'is:starred', 'has:wings', 'before:2024-02-30', 'after:May', 'from:', 'one two three four five six seven eight nine']) {
+        await assert.rejects(store.searchMails(a.id, bad, 10, 0), (err: { code?: string; message?: string }) => err.code === 'bad_request' && typeof err.message === 'string', bad);
+      }
     },
   ],
   [
