@@ -5,7 +5,7 @@
 // APIs) import these types, never the implementation.
 
 /** The reserved domain of sandbox addresses (RFC 2606): no pool domain can ever be it. */
-export const SANDBOX_DOMAIN = 'sandbox.invalid';
+export { SANDBOX_DOMAIN } from '../domain/sandboxes.js';
 
 /** A fault a sandbox injects at one SMTP stage: reply `errorCode` with `probability` percent. */
 export interface ChaosTrigger {
