@@ -110,7 +110,7 @@ export const MAX_SEARCH_QUERY_CHARS = 200;
 
 export const SearchQuery = Type.Object(
   {
-    q: Type.String({ minLength: 1, maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Words to find (each as the start of a word; all must match).' }),
+    q: Type.String({ minLength: 1, maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Words to find (each as the start of a word; all must match), and the terms of docs/api.md "Search" (from:, to:, subject:, has:attachment, is:read, is:unread, before:, after:, "phrases", - to negate).' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1..100.' }),
     offset: Type.Integer({ minimum: 0, description: 'Number of newer matches to skip.' }),
   },
@@ -339,6 +339,8 @@ export type OpenAddressBody = Static<typeof OpenAddressBody>;
 export const HealthResponse = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
   version: Type.String(),
+  /** ok; low: below DISK_MIN_FREE, new mail is refused for now; full: writes fail for lack of space (status error, 503). */
+  storage: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('low'), Type.Literal('full')])),
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 

@@ -41,10 +41,74 @@ describe('GET /api/mails/search', () => {
       assert.equal(r.status, 400, qs);
       assert.match(r.headers.get('content-type') ?? '', /^text\/plain/, qs);
     }
-    const punctuation = await request(server.httpUrl, `/api/mails/search?q=${encodeURIComponent('"*()')}&limit=10&offset=0`, { jwt });
+    const punctuation = await request(server.httpUrl, `/api/mails/search?q=${encodeURIComponent('*() :: -')}&limit=10&offset=0`, { jwt });
     assert.equal(punctuation.status, 200);
     assert.deepEqual(punctuation.json, { results: [], count: 0 });
     assert.equal((await request(server.httpUrl, '/api/mails/search?q=a&limit=10&offset=0')).status, 401);
+  });
+
+  it('takes the search syntax: from: to: subject: has:attachment is:read is:unread before: after:, phrases and - ; bad syntax is a plain-text 400 that says why', async () => {
+    const server = await start();
+    const { address, jwt } = await createAddress(server, { name: 'syntax' });
+    const attached = [
+      'From: Shop <orders@shop.example>',
+      'Subject: Your order shipped',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'The tracking parcel number is inside.',
+      '--b',
+      'Content-Type: application/pdf; name="label.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('%PDF-1.4 label').toString('base64'),
+      '--b--',
+      '',
+    ].join('\r\n');
+    await sendMail(server.smtpPort, { to: [address], from: 'orders@shop.example', message: attached });
+    await sendMail(server.smtpPort, { to: [address], from: 'noreply@bank.example', message: message({ Subject: 'Verification code', From: 'Bank <noreply@bank.example>' }, 'Your code is 123456.') });
+    const search = (q: string) => request(server.httpUrl, `/api/mails/search?q=${encodeURIComponent(q)}&limit=10&offset=0`, { jwt });
+    const code = (await search('verification')).json.results[0].uuid as string;
+    assert.equal((await request(server.httpUrl, `/api/mail/${code}`, { jwt, method: 'PATCH', body: { seen: true } })).status, 200);
+    const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+    const cases: [string, string[]][] = [
+      ['from:shop', ['Your order shipped']],
+      ['-from:shop', ['Verification code']],
+      ['from:"Bank"', ['Verification code']],
+      [`to:${address.split('@')[0]}`, ['Verification code', 'Your order shipped']],
+      ['subject:"order shipped"', ['Your order shipped']],
+      ['has:attachment', ['Your order shipped']],
+      ['-has:attachment', ['Verification code']],
+      ['is:read', ['Verification code']],
+      ['is:unread', ['Your order shipped']],
+      [`after:${day(-1)} before:${day(2)}`, ['Verification code', 'Your order shipped']],
+      [`before:${day(-1)}`, []],
+      ['"tracking parcel" -bank', ['Your order shipped']],
+      ['your -"tracking parcel"', ['Verification code']],
+      ['12', []],
+      ['123', ['Verification code']],
+    ];
+    for (const [q, want] of cases) {
+      const r = await search(q);
+      assert.equal(r.status, 200, q);
+      assert.deepEqual(subjects(r), want, q);
+    }
+    const bad: [string, RegExp][] = [
+      ['"tracking parcel', /quote at character 1 is not closed/],
+      ['is:starred', /is:starred is not known; is:read and is:unread are/],
+      ['has:wings', /has:attachment/],
+      ['before:2024-13-01', /not a date; write it as YYYY-MM-DD/],
+      ['from: shop', /from: needs a value/],
+      ['a b c d e f g h i', /9 terms; at most 8/],
+    ];
+    for (const [q, reason] of bad) {
+      const r = await search(q);
+      assert.equal(r.status, 400, q);
+      assert.match(r.headers.get('content-type') ?? '', /^text\/plain/, q);
+      assert.match(r.text, reason, q);
+    }
   });
 
   it('is counted with listing (RATE_LIMIT_MAILS): at the limit it works, past it 429', async () => {

@@ -8,6 +8,7 @@ import { isSandboxAddress } from '../domain/sandboxes.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
 import type { AddressRecord, MailBody, MailEnvelope, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
+import type { ParsedSearch } from '../storage/search-query.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList } from '../blocks/block-list.js';
 import type { EventBus } from './events.js';
@@ -277,8 +278,8 @@ export function createMailService(opts: MailServiceOptions) {
     // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
     listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.listMails(addressId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
-    /** The address's live mail whose subject, people or text has every word of `query` (docs/api.md "Search"). */
-    searchMails: (addressId: number, query: string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
+    /** The address's live mail that matches every term of `query` (docs/api.md "Search"; a string is parsed, bad syntax is a 400). */
+    searchMails: (addressId: number, query: ParsedSearch | string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.searchMails(addressId, query, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     async deleteMail(addressId: number, uuid: string): Promise<void> {
       const deleted = await store.softDeleteMail(addressId, uuid);
