@@ -160,7 +160,7 @@ describe('advisories', { timeout: 120_000 }, () => {
     await healthy();
   });
 
-  it('a DATA line longer than the message size limit gets 552 and nothing is stored; one over twice the limit ends the connection with 421 4.3.4', async () => {
+  it('a DATA line longer than the message size limit gets 552 and nothing is stored; one over twice the limit gets 552 5.3.4 (permanent: it can never fit) and the connection is closed', async () => {
     const { address, jwt } = await createAddress(server);
     const smtp = await openData(server.smtpPort, address);
     // 1.5 MiB in one line, the limit 1 MiB: read to its end and refused.
@@ -168,7 +168,8 @@ describe('advisories', { timeout: 120_000 }, () => {
     assert.match(r.text, /^552 5\.3\.4 /);
     await smtp.quit();
     const longer = await openData(server.smtpPort, address);
-    assert.match((await longer.data(`Subject: longer\r\n\r\n${'y'.repeat(3 * 1024 * 1024)}\r\n`)).text, /^421 4\.3\.4 /);
+    assert.match((await longer.data(`Subject: longer\r\n\r\n${'y'.repeat(3 * 1024 * 1024)}\r\n`)).text, /^552 5\.3\.4 /);
+    await assert.rejects(longer.command('NOOP'), /closed/, 'the connection is closed');
     await longer.quit();
     assert.equal(await count(jwt), 0);
     await healthy();

@@ -76,13 +76,13 @@ describe('GET /metrics', () => {
       await smtp.command('DATA');
       assert.equal((await smtp.data(message({ Subject: 'big' }, 'x'.repeat(1500)))).code, 552);
       await smtp.quit();
-      // Past twice the limit the connection is closed (421 4.3.4): too large all the same.
+      // Past twice the limit the connection is closed (552 5.3.4): too large all the same.
       const past = await SmtpClient.connect(small.smtpPort);
       await past.command('EHLO metrics.test');
       await past.command('MAIL FROM:<x@example.com>');
       await past.command(`RCPT TO:<${address}>`);
       await past.command('DATA');
-      assert.equal((await past.data(message({ Subject: 'bigger' }, 'x'.repeat(5000)))).code, 421);
+      assert.equal((await past.data(message({ Subject: 'bigger' }, 'x'.repeat(5000)))).code, 552);
       await past.quit();
       const text = (await request(small.httpUrl, '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
       assert.equal(sample(text, 'temp_inbox_smtp_messages_total{outcome="too_large"}'), 2);

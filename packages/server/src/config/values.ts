@@ -6,6 +6,7 @@ import { Value } from '@sinclair/typebox/value';
 import { parseDuration } from './duration.js';
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { parseWebhookUrl, WebhookUrlError } from '../webhooks/url.js';
+import { parseNetwork } from '../limits/networks.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -172,4 +173,25 @@ export function secret(raw: string): string | undefined {
   if (raw.length < 32) throw new ConfigError('a secret of at least 32 characters (or leave it unset to generate one)');
   if (isWeakSecret(raw)) throw new ConfigError(`a secret of at least 32 characters, ${WEAK_SECRET_HINT} (or leave it unset to generate one)`);
   return raw;
+}
+
+/** A comma list of networks (192.0.2.0/24, 2001:db8::/32, or a single address); empty: none. */
+export function networks(raw: string): string[] {
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!list.every((entry) => parseNetwork(entry) !== undefined)) throw new ConfigError('a comma list of IP addresses or networks such as 127.0.0.0/8, ::1/128, 192.0.2.0/24 (empty for none)');
+  return list;
+}
+
+/** Free space to keep on a disk: at least `bytes`, or `percent` of the disk, whichever is smaller. */
+export interface FreeSpace {
+  bytes: number;
+  percent: number;
+}
+
+/** `<bytes>`, `<n>%` of the disk, or 0 for no check. */
+export function freeSpace(raw: string): FreeSpace {
+  const percent = /^(\d{1,2}(?:\.\d{1,2})?)%$/.exec(raw);
+  if (percent) return { bytes: Number.MAX_SAFE_INTEGER, percent: Number(percent[1]) };
+  if (/^\d{1,16}$/.test(raw)) return { bytes: Number(raw), percent: 100 };
+  throw new ConfigError('a number of bytes, a percentage of the disk such as 5%, or 0 for no check');
 }

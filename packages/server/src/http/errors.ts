@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../domain/errors.js';
+import { isStorageFull, type StorageState } from '../storage/storage-state.js';
 
 export const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -22,7 +23,10 @@ export function sendText(reply: FastifyReply, status: number, message: string): 
   return reply.code(status).type('text/plain; charset=utf-8').send(message);
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** The 503 of a write the store could not take for lack of space (SQLITE_FULL, ENOSPC, PostgreSQL's disk_full): nothing is wrong with the request. */
+export const STORAGE_FULL = { status: 503, retryAfterSeconds: 60, message: 'The server cannot store anything now: its disk is full. Try again later.' } as const;
+
+export function installErrorHandling(app: FastifyInstance, storage?: StorageState): void {
   app.setErrorHandler((err: FastifyError | AppError | Error, request, reply) => {
     if (err instanceof AppError) {
       if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
@@ -41,6 +45,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (fe.code === 'ECONNRESET' || fe.code === 'ECONNABORTED' || (request.raw.destroyed && typeof status === 'number' && status < 500)) {
       request.log.info({ code: fe.code }, 'client went away during the request');
       return sendText(reply, 400, 'Request aborted.');
+    }
+    if (isStorageFull(err)) {
+      storage?.failed(err);
+      request.log.error({ err }, 'request failed: the storage is full');
+      reply.header('retry-after', String(STORAGE_FULL.retryAfterSeconds));
+      return sendText(reply, STORAGE_FULL.status, STORAGE_FULL.message);
     }
     request.log.error({ err }, 'request failed');
     return sendText(reply, 500, `Internal server error (request id ${request.id}).`);

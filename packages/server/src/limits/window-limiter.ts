@@ -15,6 +15,16 @@ export interface WindowRule {
 export interface WindowLimiter {
   /** Takes `points` units for `key`; resolves to 0 when allowed, else the seconds to wait. */
   consume(key: string, points?: number): Promise<number>;
+  /** Whether `key` has used all of its window now (the next unit would be refused), without taking anything: 0, or the seconds to wait. */
+  peek(key: string): Promise<number>;
+}
+
+export interface WindowOptions {
+  /**
+   * false: a refusal does not re-arm a block, and the wait is what is left of the window. For a
+   * budget over a long window (a day), which a retrying sender must find again when it resets.
+   */
+  rearm?: boolean;
 }
 
 /** IPv4 as is, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64 prefix (one subscriber's usual allocation). */
@@ -28,7 +38,7 @@ export function clientKey(ip: string): string {
 }
 
 /** A limiter for one rule, or undefined when the rule disables it (max 0). */
-export function createWindowLimiter(name: string, rule: WindowRule, redis: Redis | undefined, keyPrefix: string): WindowLimiter | undefined {
+export function createWindowLimiter(name: string, rule: WindowRule, redis: Redis | undefined, keyPrefix: string, options: WindowOptions = {}): WindowLimiter | undefined {
   if (rule.max === 0) return undefined;
   const opts = { points: rule.max, duration: rule.windowSeconds, keyPrefix: `${keyPrefix}rl:${name}` };
   const limiter = redis
@@ -41,9 +51,14 @@ export function createWindowLimiter(name: string, rule: WindowRule, redis: Redis
         return 0;
       } catch (res) {
         if (!(res instanceof RateLimiterRes)) throw res;
+        if (options.rearm === false) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
         await limiter.block(key, rule.windowSeconds);
         return rule.windowSeconds;
       }
+    },
+    async peek(key) {
+      const res = await limiter.get(key);
+      return res && res.consumedPoints >= rule.max ? Math.max(1, Math.ceil(res.msBeforeNext / 1000)) : 0;
     },
   };
 }

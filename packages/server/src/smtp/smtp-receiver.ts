@@ -1,8 +1,10 @@
 // SMTP receiver: smtp-server's hooks call the mail service, which knows nothing
 // of SMTP. MAIL FROM from a blocked client or sender gets 550 5.7.1 (docs/decisions.md
 // "Blocks"). Every client is bounded (docs/security.md): connections per client and
-// in all, message bytes held in memory, the length of a transaction, refused
-// recipients per session, and messages, recipients and bytes per client and window.
+// in all, message bytes held in memory in all and per client, the length and the
+// rate of a transaction, refused recipients per session, messages, recipients, bytes
+// and new catch-all addresses per client and window, bytes per client and day, and
+// the free space of the store's disk.
 // smtp-server adds the RFC 3463 enhanced status code for each reply code
 // (550 -> 5.1.1, 451 -> 4.3.0, maxRecipients -> 452 4.5.3) unless replies.ts gives one.
 import { readFileSync } from 'node:fs';
@@ -16,9 +18,13 @@ import { countGarbage, endOfMessage } from '../memory/young-garbage.js';
 import type { MailService, Recipient } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createOpenCounter } from '../limits/open-counter.js';
+import { networkMatcher } from '../limits/networks.js';
+import { watchDataRate, type DataRateWatch } from './data-rate.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
+import { guardAuth, type SmtpAuthOptions } from './auth.js';
+import { accountOf, createSink } from './sink.js';
 import { createCommandGuard, type GuardedConnection } from './command-guard.js';
 // Replaces smtp-server's removal of escape dots before any connection reads DATA.
 import './data-escapes.js';
@@ -35,8 +41,14 @@ export interface SmtpOptions {
   /** Connections open at once, in all and per client (IPv4 address, IPv6 /64). */
   maxClients: number;
   maxClientsPerIp: number;
-  /** Message bytes held in memory by all unfinished DATA together. */
+  /** Clients exempt from maxClientsPerIp and clientInflightBytes (SMTP_TRUSTED_NETWORKS). */
+  trustedNetworks: readonly string[];
+  /** Message bytes held in memory by all unfinished DATA together, and by one client's. */
   inflightBytes: number;
+  clientInflightBytes: number;
+  /** The slowest DATA transfer kept (data-rate.ts): bytes/s (0: none) over each window. */
+  dataMinRate: number;
+  dataRateWindowMs: number;
   /** Longest time from MAIL FROM to the end of DATA. */
   transactionTimeoutMs: number;
   /** Longest command line; recipients of one message (RFC 5321 §4.5.3.1.4, §4.5.3.1.8). */
@@ -52,7 +64,26 @@ export interface SmtpOptions {
   commandTimeoutMs: number;
   maxJunkCommands: number;
   /** Per client and window; absent = no limit. */
-  limits: { messages?: WindowLimiter | undefined; recipients?: WindowLimiter | undefined; bytes?: WindowLimiter | undefined };
+  limits: {
+    messages?: WindowLimiter | undefined;
+    recipients?: WindowLimiter | undefined;
+    bytes?: WindowLimiter | undefined;
+    /** Catch-all addresses nobody created yet, per recipient accepted. */
+    newAddresses?: WindowLimiter | undefined;
+    /** Message bytes per client and day. */
+    dailyBytes?: WindowLimiter | undefined;
+  };
+  /** The store's free space (DISK_MIN_FREE): not 'ok', MAIL FROM gets 452 4.3.1; a delivery that failed is told. */
+  storage?: StorageGate | undefined;
+  /** SMTP AUTH in sink mode (auth.ts); absent: AUTH is never offered. */
+  auth?: SmtpAuthOptions | undefined;
+}
+
+/** What the receiver knows of the store's disk, wired in server.ts. */
+export interface StorageGate {
+  level(): Promise<'ok' | 'low' | 'full'>;
+  /** A delivery failed with this error (a full disk is noted). */
+  failed(err: unknown): void;
 }
 
 /**
@@ -68,6 +99,10 @@ const BLOCKED = {
   ip: 'Mail from your IP address is refused here',
 } as const;
 
+/** The 421 of a message that does not fit the in-flight budget, or its client's share of it. */
+const BUDGET_EXCEEDED = ['4.3.1', 'Too much mail in progress here; try again in a few minutes'] as const;
+const SHARE_EXCEEDED = ['4.7.0', 'Too much mail in progress from your address; try again in a few minutes'] as const;
+
 /** Refused recipients answered at once; later ones are slowed down (a typo is fine, probing is not). */
 export const BAD_RECIPIENTS_FREE = 3;
 
@@ -81,6 +116,7 @@ interface SessionState {
   /** Ends a transaction that outlives transactionTimeoutMs. */
   deadline?: NodeJS.Timeout;
   claim?: InflightClaim;
+  rate?: DataRateWatch;
   delays: Set<NodeJS.Timeout>;
 }
 
@@ -89,7 +125,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   const resolved = new WeakMap<SMTPServerAddress, Recipient>();
   const sessions = new Map<string, SessionState>();
   const perClient = createOpenCounter(opts.maxClientsPerIp);
-  const budget = createInflightBudget(opts.inflightBytes);
+  const budget = createInflightBudget(opts.inflightBytes, opts.clientInflightBytes);
+  const trusted = networkMatcher(opts.trustedNetworks);
   const commands = createCommandGuard({ commandTimeoutMs: opts.commandTimeoutMs, maxJunkCommands: opts.maxJunkCommands });
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
@@ -103,30 +140,73 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     s.deadline = undefined;
     s.claim?.release();
     s.claim = undefined;
+    s.rate?.stop();
+    s.rate = undefined;
   };
 
   class GuardedServer extends SMTPServer {
     override connect(socket: Socket, socketOptions?: SMTPConnectionOptions | null): void {
       const ip = socketOptions?.remoteAddress ?? socket.remoteAddress ?? '';
-      const release = perClient.admit(clientKey(ip));
-      if (!release) {
-        metrics?.smtpConnectionRefused();
-        return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
+      // The operator's own networks are exempt from the per-client cap (Postfix's smtpd_client_event_limit_exceptions).
+      if (!trusted(ip)) {
+        const release = perClient.admit(clientKey(ip));
+        if (!release) {
+          metrics?.smtpConnectionRefused();
+          return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
+        }
+        socket.once('close', release);
       }
-      socket.once('close', release);
       groupReplies(socket, tls !== undefined);
       const connection = connectWithGreeting(this, opts.greetingDelayMs, () => super.connect(socket, socketOptions)) as GuardedConnection | undefined;
       if (connection) {
         commands.watch(connection);
+        if (opts.auth) guardAuth(connection, opts.auth.allowInsecure);
         socket.once('close', () => commands.forget(connection));
       }
     }
   }
 
-  /** Ends a session from outside its command flow (421 closes the connection). */
-  const closeSession = (session: SMTPServerSession, message: string) => {
-    for (const c of server.connections) if (c.session === session) c.send(421, message);
+  /** Ends a session from outside its command flow with a reply and closes the connection (421 closes it by itself). */
+  const closeSession = (session: SMTPServerSession, message: string, code = 421) => {
+    for (const c of server.connections) {
+      if (c.session !== session) continue;
+      c.send(code, message);
+      if (code !== 421) c.close();
+    }
   };
+
+  /** Takes a message's bytes from the client's budgets of the window and of the day: the refusal of the first that is spent. */
+  const chargeBytes = async (client: string, size: number) => {
+    const [window, day] = await Promise.all([opts.limits.bytes?.consume(client, size), opts.limits.dailyBytes?.consume(client, size)]);
+    if (window) return reply(452, '4.7.0', `Too many bytes from your address; try again in ${window} seconds`);
+    if (day) return reply(452, '4.7.0', `Your address has sent its bytes for today; try again in ${day} seconds`);
+    return undefined;
+  };
+
+  /** Why MAIL FROM cannot start a transaction now (each a condition that passes), or undefined. */
+  const mailFromRefusal = async (session: SMTPServerSession) => {
+    const client = clientKey(session.remoteAddress);
+    if (!trusted(session.remoteAddress) && budget.clientFull(client)) return reply(452, '4.7.0', 'Too much mail in progress from your address; try again in a few minutes');
+    if (opts.storage && (await opts.storage.level()) !== 'ok') return reply(452, '4.3.1', 'Insufficient storage here; try again later');
+    const wait = await opts.limits.dailyBytes?.peek(client);
+    if (wait) return reply(452, '4.7.0', `Your address has sent its bytes for today; try again in ${wait} seconds`);
+    return undefined;
+  };
+
+  // Authenticated sessions (sink mode): their hooks live in sink.ts.
+  const sink = opts.auth
+    ? createSink({
+        auth: opts.auth,
+        log,
+        metrics,
+        recipients: opts.limits.recipients,
+        hostname: opts.hostname,
+        tls: tls !== undefined,
+        drop: (session) => {
+          for (const c of server.connections) if (c.session === session) (c as unknown as { _socket: Socket })._socket.destroy();
+        },
+      })
+    : undefined;
 
   const server: SMTPServer = new GuardedServer({
     name: opts.hostname,
@@ -141,7 +221,10 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     hideENHANCEDSTATUSCODES: false,
     hideDSN: true,
     authOptional: true,
-    disabledCommands: tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    // With logins, AUTH is offered per session (sink.connected) and refused without TLS off loopback (auth.ts guardAuth).
+    authMethods: ['PLAIN', 'LOGIN'],
+    allowInsecureAuth: true,
+    disabledCommands: opts.auth ? (tls ? [] : ['STARTTLS']) : tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     ...(tls ?? {}),
     disableReverseLookup: true,
     logger: false,
@@ -151,7 +234,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     // Nothing to check here (refusals happen in connect() above), so the connection is
     // ready as soon as greeting.ts says: smtp-server's default answers a tick later, and
     // a client that sent in that tick was taken for an early talker.
-    onConnect(_session, callback) {
+    onConnect(session, callback) {
+      sink?.connected(session);
       callback();
     },
 
@@ -164,14 +248,16 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
       const limiter = opts.limits.messages;
       const admit = () => {
-        if (!limiter) return start();
-        limiter.consume(clientKey(session.remoteAddress)).then(
-          (wait) => (wait ? callback(reply(421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`)) : start()),
-          (err: unknown) => {
-            log.error({ err }, 'SMTP message rate limit failed');
+        mailFromRefusal(session)
+          .then(async (refusal) => {
+            if (refusal) return callback(refusal);
+            const wait = limiter ? await limiter.consume(clientKey(session.remoteAddress)) : 0;
+            return wait ? callback(reply(421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`)) : start();
+          })
+          .catch((err: unknown) => {
+            log.error({ err }, 'SMTP MAIL FROM checks failed');
             callback(reply(451, '4.3.0', 'Temporary failure, try again later'));
-          },
-        );
+          });
       };
       const start = () => {
         s.deadline = setTimeout(() => {
@@ -180,6 +266,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           closeSession(session, '4.4.2 The transaction took too long; closing');
         }, opts.transactionTimeoutMs);
         s.deadline.unref();
+        const account = accountOf(session);
+        if (account && sink) return sink.mailFrom(account, session, callback);
         callback();
       };
       // An operator's block comes first: a permanent refusal, whatever the limits say (docs/decisions.md "Blocks").
@@ -198,7 +286,14 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       );
     },
 
+    onAuth(credentials, session, callback) {
+      if (!sink) return callback(reply(502, '5.5.1', 'AUTH is not offered here'));
+      sink.onAuth(credentials, session, callback);
+    },
+
     onRcptTo(address, session, callback) {
+      const account = accountOf(session);
+      if (account && sink) return sink.rcptTo(account, address, session, callback);
       const s = stateOf(session);
       const refuse = () => {
         metrics?.smtpRecipientRefused();
@@ -216,6 +311,9 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         const limiter = opts.limits.recipients;
         const wait = limiter ? await limiter.consume(clientKey(session.remoteAddress)) : 0;
         if (wait) return callback(reply(452, '4.7.0', `Too many recipients from your address; try again in ${wait} seconds`));
+        // A catch-all address nobody created is created when its mail is stored; how many a client may ask for is bounded.
+        const creates = record.pending ? await opts.limits.newAddresses?.consume(clientKey(session.remoteAddress)) : 0;
+        if (creates) return callback(reply(452, '4.7.0', `Too many new addresses from your address; try again in ${creates} seconds`));
         if (!(await mail.hasRoom(record))) return callback(reply(452, '4.2.2', `Mailbox <${address.address}> is full; try again later`));
         resolved.set(address, record);
         callback();
@@ -231,16 +329,27 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
 
     onData(stream, session, callback) {
       const s = stateOf(session);
-      const claim = budget.claim();
+      const client = clientKey(session.remoteAddress);
+      const claim = budget.claim(trusted(session.remoteAddress) ? undefined : client);
       s.claim = claim;
       const message = new MessageBuffer(opts.maxMessageBytes);
-      const client = clientKey(session.remoteAddress);
-      // Every byte of DATA read, kept or not: an oversize message costs its sender's byte budget too.
+      // Every byte of DATA read, kept or not: an oversize message costs its sender's byte budgets too.
       let read = 0;
       let closed = false;
-      const charge = () => void opts.limits.bytes?.consume(client, read).catch(() => 0);
+      const charge = () => {
+        void opts.limits.bytes?.consume(client, read).catch(() => 0);
+        void opts.limits.dailyBytes?.consume(client, read).catch(() => 0);
+      };
+      s.rate = watchDataRate({ minRate: opts.dataMinRate, windowMs: opts.dataRateWindowMs }, (bytes) => {
+        if (closed) return;
+        closed = true;
+        metrics?.smtpMessage('deferred');
+        log.info({ session: session.id, remote: session.remoteAddress, bytes, windowMs: opts.dataRateWindowMs }, 'SMTP DATA transfer below the minimum rate; closing');
+        closeSession(session, '4.4.2 The message arrives too slowly; closing');
+      });
       stream.on('data', (c: Buffer) => {
         read += c.length;
+        s.rate?.add(c.length);
         if (closed || claim.overBudget) return;
         // Past the size limit smtp-server answers 552 at the end (and buffering stops). Its bytes
         // are read and dropped until then, but not without end: past twice the limit the
@@ -251,7 +360,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           metrics?.smtpMessage('too_large');
           charge();
           log.info({ session: session.id, remote: session.remoteAddress }, 'SMTP message twice over the size limit; closing');
-          closeSession(session, '4.3.4 Message exceeds the maximum size; closing');
+          // Permanent: this message can never fit, so a sending MTA must not retry it (RFC 3463 5.3.4).
+          closeSession(session, '5.3.4 Message exceeds the maximum size; closing', 552);
           return;
         }
         if (claim.take(c.length)) {
@@ -260,8 +370,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         }
         // Past the budget: the connection is ended now (RFC 5321 §3.8), so its bytes cost neither memory nor reading.
         metrics?.smtpMessage('deferred');
-        log.info({ session: session.id, remote: session.remoteAddress }, 'SMTP in-flight budget exceeded; closing');
-        closeSession(session, '4.3.1 Too much mail in progress here; try again in a few minutes');
+        log.info({ session: session.id, remote: session.remoteAddress, over: claim.over }, 'SMTP in-flight budget exceeded; closing');
+        closeSession(session, (claim.over === 'share' ? SHARE_EXCEEDED : BUDGET_EXCEEDED).join(' '));
       });
       stream.on('error', (err) => {
         endTransaction(s);
@@ -273,29 +383,39 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           endTransaction(s);
           callback(err, text);
         };
-        if (closed) return finish(reply(421, '4.3.4', 'Message exceeds the maximum size; closing'));
+        if (closed) return finish(reply(552, '5.3.4', 'Message exceeds the maximum size; closing'));
         if (stream.sizeExceeded) {
           metrics?.smtpMessage('too_large');
           charge();
           return finish(reply(552, '5.3.4', 'Message exceeds the maximum size'));
         }
-        if (claim.overBudget) return finish(reply(421, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
-        const seen = new Set<number>();
+        if (claim.overBudget) {
+          const [enhanced, text] = claim.over === 'share' ? SHARE_EXCEEDED : BUDGET_EXCEEDED;
+          return finish(reply(421, enhanced, text));
+        }
+        // By address, not id: a catch-all recipient created at delivery has none yet.
+        const seen = new Set<string>();
         const recipients: Recipient[] = [];
         for (const rcpt of session.envelope.rcptTo) {
           const record = resolved.get(rcpt);
-          if (record && !seen.has(record.id)) {
-            seen.add(record.id);
+          if (record && !seen.has(record.address)) {
+            seen.add(record.address);
             recipients.push(record);
           }
         }
         const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        const bytes = opts.limits.bytes;
-        (bytes ? bytes.consume(client, Math.max(1, message.size)) : Promise.resolve(0))
-          .then((wait) => {
-            if (wait) {
+        chargeBytes(client, Math.max(1, message.size))
+          .then((refusal) => {
+            if (refusal) {
               metrics?.smtpMessage('deferred');
-              return finish(reply(452, '4.7.0', `Too many bytes from your address; try again in ${wait} seconds`));
+              return finish(refusal);
+            }
+            const account = accountOf(session);
+            if (account && sink) {
+              return sink.capture(account, session, message, sender).then((text) => {
+                metrics?.smtpMessage('stored', 1);
+                finish(null, text);
+              }, (err: unknown) => (err instanceof Error && 'responseCode' in err ? finish(err) : Promise.reject(err)));
             }
             return mail
               .deliver({
@@ -317,6 +437,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           })
           .catch((err: unknown) => {
             metrics?.smtpMessage('failed');
+            opts.storage?.failed(err);
             log.error({ err }, 'storing mail failed');
             finish(reply(451, '4.3.0', 'Temporary failure storing the message, try again later'));
           });

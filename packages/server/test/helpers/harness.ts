@@ -49,6 +49,8 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     SMTP_RATE_MESSAGES: '0',
     SMTP_RATE_RECIPIENTS: '0',
     SMTP_RATE_BYTES: '0',
+    SMTP_RATE_NEW_ADDRESSES: '0',
+    SMTP_DAILY_BYTES: '0',
   };
   const config = loadConfig({
     ...noLimits,

@@ -7,7 +7,8 @@ import { AppError } from '../../../domain/errors.js';
 import type { AuthenticatedAddress, MailService } from '../../../mail/service.js';
 import { MailtmViolations } from '../../../mailtm/service.js';
 import { CONTENT_TYPE, errorBody, negotiate, PAGE_SIZE, violationsBody, type Format } from '../../../mailtm/shapes.js';
-import { STATUS } from '../../errors.js';
+import { STATUS, STORAGE_FULL } from '../../errors.js';
+import { isStorageFull } from '../../../storage/storage-state.js';
 
 export const formatOf = (request: FastifyRequest): Format => negotiate(request.headers.accept);
 
@@ -90,6 +91,11 @@ export function mailtmErrorHandler(err: FastifyError | Error, request: FastifyRe
     // A body that is not JSON (or none where one is needed), as API Platform's decoder says it.
     if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return sendJson(reply, 400, format, errorBody(format, 'Syntax error'));
     return sendJson(reply, status, format, errorBody(format, fe.message));
+  }
+  if (isStorageFull(err)) {
+    request.log.error({ err }, 'request failed: the storage is full');
+    reply.header('retry-after', String(STORAGE_FULL.retryAfterSeconds));
+    return sendJson(reply, STORAGE_FULL.status, format, errorBody(format, STORAGE_FULL.message));
   }
   request.log.error({ err }, 'request failed');
   return sendJson(reply, 500, format, errorBody(format, `Internal Server Error (request id ${request.id})`));
