@@ -24,6 +24,8 @@ import { createMessageParser } from './mail/parse.js';
 import { createMailService, type MailService } from './mail/service.js';
 import { createMailtmService } from './mailtm/service.js';
 import { createLoginGuard } from './mailtm/login-guard.js';
+import { createSandboxService } from './sandboxes/service.js';
+import { createFailureLock } from './limits/failure-lock.js';
 import { createSessionService, SESSION_LIFETIME_SECONDS } from './sessions/service.js';
 import { createSmtpReceiver } from './smtp/smtp-receiver.js';
 import { createStore } from './storage/index.js';
@@ -138,6 +140,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       onKeepError: (err) => logger.warn({ err }, 'the degraded parsed view of a mail could not be kept'),
       now,
     });
+    // Sandboxes (docs/decisions.md "Sandboxes"): SMTP logins with an inbox of their own; SANDBOXES
+    // creates or updates them now (a bad value already stopped start-up in loadConfig).
+    const sandboxes = createSandboxService({
+      store,
+      mail,
+      bus,
+      defaults: { maxMails: config.sandboxMaxMails, maxBytes: config.sandboxMaxBytes, retentionMs: config.sandboxRetentionMs },
+      locks: {
+        client: createFailureLock('SANDBOX_LOGIN_FAILURES', config.sandboxLoginFailures, redis, config.redisKeyPrefix),
+        login: createFailureLock('SANDBOX_LOGIN_FAILURES_PER_NAME', config.sandboxLoginFailuresPerName, redis, config.redisKeyPrefix),
+      },
+      maxMessageBytes: config.maxMessageBytes,
+      hostname: config.smtpHostname,
+      now,
+    });
+    if (config.sandboxes.length) logger.info({ sandboxes: (await sandboxes.apply(config.sandboxes)).map((b) => b.name) }, 'SANDBOXES applied');
+    await sandboxes.any();
     const http = await buildHttp({
       config,
       sessionSecret: secrets.sessionSecret,
@@ -145,6 +164,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       storage,
       mail,
       bus,
+      sandboxes,
       sessions: createSessionService(store, now),
       webhooks: createWebhookService({ store, allowPrivate: config.webhookAllowPrivate, lookup: webhookTuning.lookup, resolveTimeoutMs: webhookTuning.timeoutMs, now }),
       challenge: createBotChallenge(config, { sessionSecret: secrets.sessionSecret, redis, now, logger }),
@@ -205,6 +225,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           dailyBytes: createWindowLimiter('SMTP_DAILY_BYTES', { max: config.smtpDailyBytes, windowSeconds: 86_400 }, redis, config.redisKeyPrefix, { rearm: false }),
         },
         storage,
+        auth: {
+          allowInsecure: config.smtpAuthAllowInsecure,
+          login: {
+            offered: () => sandboxes.offered(),
+            async login(name, password, client) {
+              const r = await sandboxes.login(name, password, client);
+              return r.ok ? { ok: true, account: r.sandbox } : r;
+            },
+            current: (account) => sandboxes.current(account.id),
+            async capture(account, m) {
+              await sandboxes.capture(account, m.message, { from: m.sender, to: m.recipients }, m.client, m.trace);
+            },
+          },
+        },
       },
       mail,
       logger,

@@ -151,6 +151,17 @@ export interface Config {
   httpAnswerBytesPerClient: number;
   /** HTTP_SEND_STALL_TIMEOUT: such an answer whose reader takes nothing for this long is ended. */
   httpSendStallTimeoutMs: number;
+  /** SANDBOXES: logins created or updated at start-up (docs/decisions.md "Sandboxes"). */
+  sandboxes: { name: string; password: string }[];
+  /** SMTP_AUTH_ALLOW_INSECURE: AUTH without TLS from clients not on loopback. */
+  smtpAuthAllowInsecure: boolean;
+  /** A new sandbox's quota and retention unless it is given its own. */
+  sandboxMaxMails: number;
+  sandboxMaxBytes: number;
+  sandboxRetentionMs: number;
+  /** Failed sandbox logins (SMTP AUTH and POST /api/sandbox/token) per client and per login name before a lock-out. */
+  sandboxLoginFailures: RateLimitRule;
+  sandboxLoginFailuresPerName: RateLimitRule;
   jwtMaxLength: number;
   eventsPerClient: number;
   eventsPerAddress: number;

@@ -4,6 +4,7 @@
 import type { Config, RateLimitRoute } from './config.js';
 import { CONFIG_VARIABLES, type VariableSpec } from './variables.js';
 import { ConfigError } from './values.js';
+import { SANDBOX_DOMAIN } from '../domain/sandboxes.js';
 import { checkAddress } from '../webhooks/guard.js';
 import { parseWebhookUrl } from '../webhooks/url.js';
 
@@ -47,7 +48,9 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Pa
     config.smtpRateMessages = config.smtpRateRecipients = config.smtpRateBytes = config.smtpRateNewAddresses = off;
     config.smtpDailyBytes = 0;
     config.mailtmLoginFailures = config.mailtmLoginFailuresNetwork = config.mailtmLoginFailuresProvider = off;
+    config.sandboxLoginFailures = config.sandboxLoginFailuresPerName = off;
   }
+  if (config.mailDomains.includes(SANDBOX_DOMAIN)) throw new ConfigError(`MAIL_DOMAINS must not name ${SANDBOX_DOMAIN}: it holds the sandboxes' mail, which only their SMTP logins reach.`);
   if (config.smtpInflightBytes < config.maxMessageBytes) {
     throw new ConfigError('SMTP_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES, or no message of the largest size could ever be taken.');
   }

@@ -6,6 +6,7 @@ import { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, ty
 import { atLeast, between, bool, ConfigError, count, domains, duration, freeSpace, host, LOG_LEVELS, networks, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret, webhookUrl } from './values.js';
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { isSecret } from '../webhooks/payload.js';
+import { parseSandboxes } from '../domain/sandboxes.js';
 
 type Setter = (c: Config, raw: string) => void;
 
@@ -573,5 +574,49 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     accepts: '<max>/<seconds>, or 0',
     description: 'Failed mail.tm logins per IPv6 /32 per window; past it logins from there are 429 until the window ends.',
     set: (c, r) => (c.mailtmLoginFailuresProvider = parseRateLimit(r)),
+  },
+  {
+    name: 'SANDBOXES',
+    default: '(none)',
+    accepts: 'space-separated name:password pairs',
+    description:
+      'Sandboxes (SMTP logins with an inbox of their own, like Mailpit\'s MP_SMTP_AUTH) created at start-up, or given this password when they exist (their mail is kept). Without any sandbox SMTP offers no AUTH.',
+    set: (c, r) => {
+      try {
+        c.sandboxes = parseSandboxes(r);
+      } catch (err) {
+        throw new ConfigError(`space-separated name:password pairs (${(err as Error).message})`);
+      }
+    },
+  },
+  {
+    name: 'SMTP_AUTH_ALLOW_INSECURE',
+    default: 'false',
+    accepts: 'true or false',
+    description: 'true: SMTP AUTH without TLS from any client. Otherwise only loopback clients may log in without STARTTLS; others get 538 5.7.11.',
+    set: (c, r) => (c.smtpAuthAllowInsecure = bool(r)),
+  },
+  { name: 'SANDBOX_MAX_MAILS', default: '1000', accepts: 'integer, 0 = no limit', description: 'Mails a new sandbox keeps; past it the oldest are removed.', set: (c, r) => (c.sandboxMaxMails = count(r)) },
+  {
+    name: 'SANDBOX_MAX_BYTES',
+    default: '104857600',
+    accepts: 'integer (bytes), 0 = no limit',
+    description: 'Bytes of mail a new sandbox keeps (100 MiB); past it the oldest mails are removed.',
+    set: (c, r) => (c.sandboxMaxBytes = count(r)),
+  },
+  { name: 'SANDBOX_RETENTION', default: '7d', accepts: 'duration (s, m, h, d)', description: "How long a new sandbox's mail is kept.", set: (c, r) => (c.sandboxRetentionMs = duration(r)) },
+  {
+    name: 'SANDBOX_LOGIN_FAILURES',
+    default: '10/900',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Failed sandbox logins (SMTP AUTH, POST /api/sandbox/token) per client per window; past it its logins get 421 (SMTP) or 429 until the window ends.',
+    set: (c, r) => (c.sandboxLoginFailures = parseRateLimit(r)),
+  },
+  {
+    name: 'SANDBOX_LOGIN_FAILURES_PER_NAME',
+    default: '30/900',
+    accepts: '<max>/<seconds>, or 0',
+    description: 'Failed logins to one sandbox name per window, from any client; past it logins to it are refused until the window ends.',
+    set: (c, r) => (c.sandboxLoginFailuresPerName = parseRateLimit(r)),
   },
 ];

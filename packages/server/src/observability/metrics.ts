@@ -23,6 +23,8 @@ export interface Metrics {
   smtpRecipientRefused(): void;
   /** One SMTP connection refused at accept (per-client cap). */
   smtpConnectionRefused(): void;
+  /** One SMTP AUTH (sandbox login): ok, wrong credentials (535), or refused by the lock-out (421). */
+  smtpAuth(outcome: 'ok' | 'wrong' | 'locked'): void;
   /** One MAIL FROM refused with 550 5.7.1 by an operator's block of this kind. */
   smtpSenderBlocked(kind: 'sender' | 'domain' | 'ip'): void;
   /** Reports what is open when scraped. */
@@ -63,6 +65,13 @@ export function createMetrics(storeKind: string): Metrics {
     help: 'SMTP connections refused when accepted: the client already had SMTP_MAX_CLIENTS_PER_IP open.',
     registers: [registry],
   });
+  const logins = new Counter({
+    name: 'temp_inbox_smtp_auth_total',
+    help: 'SMTP AUTH attempts (sandbox logins) by outcome: ok, wrong (535 5.7.8), locked (421: too many failures from the client or for the login).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['ok', 'wrong', 'locked'] as const) logins.inc({ outcome }, 0);
   const refused = new Counter({ name: 'temp_inbox_smtp_recipients_refused_total', help: 'RCPT TO refused with 550 (no such mailbox here).', registers: [registry] });
   const blocked = new Counter({
     name: 'temp_inbox_smtp_senders_blocked_total',
@@ -119,6 +128,7 @@ export function createMetrics(storeKind: string): Metrics {
     },
     smtpRecipientRefused: () => refused.inc(),
     smtpConnectionRefused: () => connectionsRefused.inc(),
+    smtpAuth: (outcome) => logins.inc({ outcome }),
     smtpSenderBlocked: (kind) => blocked.inc({ kind }),
     trackOpen(read) {
       openReader = read;
