@@ -4,7 +4,8 @@
 // MAX_RESPONSE_BYTES of the answer and throwing it away.
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { createConnection as netConnect, isIP, type LookupFunction, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { ResolvedAddress } from './guard.js';
 
 /** The most of a receiver's answer that is read; the rest is not waited for. */
@@ -17,6 +18,8 @@ export interface PostResult {
   ok: boolean;
   /** Why it is not ok, as a sentence; null when ok. */
   error: string | null;
+  /** It ran until its deadline without an answer: the receiver holds connections open (dispatcher.ts holds such a webhook back). */
+  timedOut?: boolean;
 }
 
 export interface PostRequest {
@@ -31,12 +34,20 @@ export interface PostRequest {
 
 const USER_AGENT = 'temp-inbox-webhooks/1';
 
-/** A look-up that answers with the checked addresses whatever name is asked. */
+/**
+ * A look-up that answers with the checked addresses whatever name is asked. It answers
+ * on a later turn of the event loop, never inside the call: answered at once, the connect
+ * ran inside http.request(), and an address the host cannot route (an IPv6 one on a host
+ * without IPv6) failed there, its error emitted before the request had a listener for it,
+ * which ended the process.
+ */
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const cb = callback as unknown as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
-    if ((options as { all?: boolean }).all) cb(null, addresses.map((a) => ({ address: a.address, family: a.family })));
-    else cb(null, addresses[0]!.address, addresses[0]!.family);
+    setImmediate(() => {
+      if ((options as { all?: boolean }).all) cb(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+      else cb(null, addresses[0]!.address, addresses[0]!.family);
+    });
   };
 }
 
@@ -49,11 +60,29 @@ function describeError(err: NodeJS.ErrnoException): string {
       return 'The receiver closed the connection before answering.';
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return 'The receiver could not be reached.';
+    case 'EADDRNOTAVAIL':
+      // Most often an address family this server has no route for (an IPv6 address on a host without IPv6).
+      return `The receiver's address could not be reached from this server (${err.code}).`;
     default:
       if (err.code?.startsWith('ERR_TLS') || /CERT|SSL|TLS/.test(err.code ?? '')) return `The TLS handshake failed (${err.code}).`;
       return err.code ? `The request failed (${err.code}).` : 'The request failed.';
   }
+}
+
+/**
+ * The connection for one request, made here rather than by an agent so that its socket
+ * has an error listener from the moment it exists: whatever fails, and whenever, ends
+ * this attempt and nothing else.
+ */
+function connector(tls: boolean, onError: (err: NodeJS.ErrnoException) => void, made: (socket: Socket) => void): NonNullable<RequestOptions['createConnection']> {
+  return (opts) => {
+    const host = String(opts.host ?? '');
+    // As https.Agent does: the URL's name is the TLS server name (SNI), an IP address none.
+    const socket: Socket = tls ? tlsConnect({ ...(opts as ConnectionOptions), servername: isIP(host) ? '' : host }) : netConnect(opts as Parameters<typeof netConnect>[0]);
+    socket.on('error', onError);
+    made(socket);
+    return socket;
+  };
 }
 
 export function postWebhook(req: PostRequest): Promise<PostResult> {
@@ -61,6 +90,7 @@ export function postWebhook(req: PostRequest): Promise<PostResult> {
     let settled = false;
     let request: ClientRequest | undefined;
     let response: IncomingMessage | undefined;
+    let socket: Socket | undefined;
     const finish = (result: PostResult) => {
       if (settled) return;
       settled = true;
@@ -68,6 +98,7 @@ export function postWebhook(req: PostRequest): Promise<PostResult> {
       // Whatever is left of the exchange (an endless body, a half-open socket) is dropped.
       response?.destroy();
       request?.destroy();
+      socket?.destroy();
       resolve(result);
     };
     const answered = (status: number): PostResult => {
@@ -75,12 +106,16 @@ export function postWebhook(req: PostRequest): Promise<PostResult> {
       if (status >= 300 && status < 400) return { status, ok: false, error: `The receiver answered ${status}, a redirect; redirects are not followed.` };
       return { status, ok: false, error: `The receiver answered ${status}.` };
     };
+    const failed = (err: NodeJS.ErrnoException) => {
+      if (response) finish(answered(response.statusCode ?? 0));
+      else finish({ status: null, ok: false, error: describeError(err) });
+    };
     const timer = setTimeout(() => {
       if (response) finish(answered(response.statusCode ?? 0));
-      else finish({ status: null, ok: false, error: `No answer within ${Math.round(req.timeoutMs / 100) / 10} s.` });
+      else finish({ status: null, ok: false, error: `No answer within ${Math.round(req.timeoutMs / 100) / 10} s.`, timedOut: true });
     }, Math.max(0, req.timeoutMs));
 
-    const send = req.url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const tls = req.url.protocol === 'https:';
     try {
       const options: RequestOptions & { autoSelectFamily: boolean } = {
         method: 'POST',
@@ -88,31 +123,27 @@ export function postWebhook(req: PostRequest): Promise<PostResult> {
         lookup: pinnedLookup(req.addresses),
         // Every checked address is tried (IPv4 first), as for any name with several.
         autoSelectFamily: true,
-        // A connection of its own for each attempt: nothing is reused from a look-up made for another.
-        agent: false,
+        // A connection of its own for each attempt (no agent): nothing is reused from a look-up made for another.
+        createConnection: connector(tls, failed, (s) => (socket = s)),
         maxHeaderSize: 16 * 1024,
       };
-      request = send(req.url, options);
-    } catch (err) {
-      finish({ status: null, ok: false, error: describeError(err as NodeJS.ErrnoException) });
-      return;
-    }
-    request.on('error', (err: NodeJS.ErrnoException) => {
-      if (response) finish(answered(response.statusCode ?? 0));
-      else finish({ status: null, ok: false, error: describeError(err) });
-    });
-    request.on('response', (res) => {
-      response = res;
-      const result = answered(res.statusCode ?? 0);
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read >= MAX_RESPONSE_BYTES) finish(result);
+      request = (tls ? httpsRequest : httpRequest)(req.url, options);
+      request.on('error', failed);
+      request.on('response', (res) => {
+        response = res;
+        const result = answered(res.statusCode ?? 0);
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_RESPONSE_BYTES) finish(result);
+        });
+        res.on('end', () => finish(result));
+        res.on('error', () => finish(result));
+        res.on('close', () => finish(result));
       });
-      res.on('end', () => finish(result));
-      res.on('error', () => finish(result));
-      res.on('close', () => finish(result));
-    });
-    request.end(req.body);
+      request.end(req.body);
+    } catch (err) {
+      failed(err as NodeJS.ErrnoException);
+    }
   });
 }

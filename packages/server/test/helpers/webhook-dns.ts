@@ -23,7 +23,8 @@ export interface WebhookDns {
   close(): Promise<void>;
 }
 
-export async function startWebhookDns(): Promise<WebhookDns> {
+/** `port`: 0 for any free one; 53 where a test's own network namespace has it free (and /etc/resolv.conf points there). */
+export async function startWebhookDns(port = 0): Promise<WebhookDns> {
   const zone = new Map<string, string[]>();
   const silent = new Set<string>();
   const lookups: string[] = [];
@@ -42,7 +43,7 @@ export async function startWebhookDns(): Promise<WebhookDns> {
     }
     void (send as (r: unknown) => Promise<unknown>)(response).catch(() => undefined);
   });
-  await server.listen(0, '127.0.0.1');
+  await server.listen(port, '127.0.0.1');
   // The service's own resolver (guard.ts dnsLookup), asking this server only.
   const address = `127.0.0.1:${server.address().port}`;
   const resolve = dnsLookup({ servers: [address], queryTimeoutMs: 1000, tries: 1 });
