@@ -22,6 +22,9 @@ import { adminRoutes } from './routes/admin.js';
 import { challengeRoutes } from './routes/challenge.js';
 import { mailRoutes } from './routes/mails.js';
 import { mailtmRoutes } from './routes/mailtm/index.js';
+import { mailhogRoutes } from './routes/mailhog/index.js';
+import { mailpitRoutes } from './routes/mailpit/index.js';
+import { createBasicAuth } from './basic-auth.js';
 import { searchRoutes } from './routes/search.js';
 import { pushRoutes } from './routes/push.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -188,6 +191,13 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(pushRoutes, { deps, streams });
   // MAILTM_API=off: no route under /mailtm, so every path there is the usual 404.
   if (deps.mailtm) await app.register(mailtmRoutes, { prefix: '/mailtm', deps, mailtm: deps.mailtm, streams, answers });
+  // The sandboxes' Mailpit- and MailHog-compatible APIs: mounted whenever sandboxes can exist
+  // (SANDBOXES, or the admin's), every route 401 without a sandbox's Basic credentials.
+  if (deps.sandboxes) {
+    const auth = createBasicAuth(deps.sandboxes);
+    await app.register(mailpitRoutes, { prefix: '/mailpit', deps, sandboxes: deps.sandboxes, auth, answers });
+    await app.register(mailhogRoutes, { prefix: '/mailhog/api', deps, sandboxes: deps.sandboxes, auth, answers });
+  }
   await app.register(webhookRoutes, { deps });
   await app.register(uiRoutes, { deps });
   // Without ADMIN_TOKEN neither exists: /api/admin/* and /admin are the usual 404.

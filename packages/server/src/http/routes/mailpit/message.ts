@@ -1,0 +1,113 @@
+// One message of the Mailpit-compatible API: GET /api/v1/message/{ID} (its summary, which
+// marks it read, as Mailpit's does), /headers, /raw, /part/{PartID}, and the rendered
+// /view/{ID}.html and .txt. {ID} is the mail's uuid or "latest". Text, HTML and headers come
+// from the mail's parsed view (the parser's worker threads, within their budget), never from
+// a parse on the event loop. Mailpit's checks (HTML, links, SpamAssassin), thumbnails and
+// release answer that they are not available: nothing leaves a sandbox.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, notFound } from '../../../domain/errors.js';
+import { viewAnswer, type ViewKind } from '../../../mailpit/message-view.js';
+import type { ParsedMailView } from '../../../mail/service.js';
+import type { Sandbox } from '../../../sandboxes/types.js';
+import { sendAttachment } from '../mails.js';
+import { rawBody } from '../../mail-answers.js';
+import { clientKey } from '../../rate-limit.js';
+import type { MailpitRouteOptions } from './options.js';
+import { mailpitMail, resolveId, routeOptions, sandboxOf, sendJson } from './respond.js';
+
+type IdParams = { Params: { id: string } };
+
+/** A refusal of something this server does not do, in Mailpit's manner (400, plain text). */
+const notAvailable = (what: string) => new AppError('bad_request', `${what} is not available on this server.`);
+
+/** The parsed view's HTML is shown sandboxed: no script, no request anywhere but inline images of the message itself. */
+const VIEW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'";
+
+export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify, { deps, hook, answers }) => {
+  const { mail, store } = deps;
+  const opts = routeOptions('MAILPIT', hook);
+
+  async function parsedOf(request: FastifyRequest, id: string): Promise<{ sandbox: Sandbox; parsed: ParsedMailView }> {
+    const sandbox = sandboxOf(request);
+    const uuid = await resolveId(mail, sandbox, id);
+    return { sandbox, parsed: await mail.readParsed(sandbox.addressId, uuid, clientKey(request.ip)) };
+  }
+
+  async function answer(kind: ViewKind, sandbox: Sandbox, parsed: ParsedMailView, partBase?: string): Promise<Buffer> {
+    const tags = (await store.mailTags(sandbox.addressId, [parsed.mail.id])).get(parsed.mail.id) ?? [];
+    return viewAnswer({ kind, mail: mailpitMail(parsed.mail, sandbox, tags), ...(partBase === undefined ? {} : { partBase }) }, parsed.content);
+  }
+
+  fastify.get<IdParams>('/api/v1/message/:id', opts, async (request, reply) => {
+    const { sandbox, parsed } = await parsedOf(request, request.params.id);
+    // Mailpit marks a message read when its summary is read.
+    if (!parsed.mail.seen) {
+      await mail.setSeen(sandbox.addressId, parsed.mail.uuid, true);
+      parsed.mail = { ...parsed.mail, seen: true };
+    }
+    return sendJson(reply, await answer('summary', sandbox, parsed));
+  });
+
+  fastify.get<IdParams>('/api/v1/message/:id/headers', opts, async (request, reply) => {
+    const { sandbox, parsed } = await parsedOf(request, request.params.id);
+    return sendJson(reply, await answer('headers', sandbox, parsed));
+  });
+
+  fastify.get<IdParams>('/api/v1/message/:id/raw', opts, async (request, reply) => {
+    const sandbox = sandboxOf(request);
+    const m = await mail.openMail(sandbox.addressId, await resolveId(mail, sandbox, request.params.id));
+    const body = await rawBody(request, reply, answers, m);
+    return reply.type('text/plain; charset=utf-8').header('cache-control', 'private, no-store').send(body);
+  });
+
+  fastify.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part', opts, async (request, reply) => {
+    const sandbox = sandboxOf(request);
+    const uuid = await resolveId(mail, sandbox, request.params.id);
+    return sendAttachment(request, reply, answers, await mail.getAttachment(sandbox.addressId, uuid, request.params.part));
+  });
+
+  fastify.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part/thumb', opts, async () => {
+    throw notAvailable('A thumbnail of an attachment');
+  });
+  fastify.get<IdParams>('/api/v1/message/:id/html-check', opts, async () => {
+    throw notAvailable('The HTML check');
+  });
+  fastify.get<IdParams>('/api/v1/message/:id/link-check', opts, async () => {
+    throw notAvailable('The link check');
+  });
+  fastify.get<IdParams>('/api/v1/message/:id/sa-check', opts, async () => {
+    throw notAvailable('The SpamAssassin check');
+  });
+  fastify.post<IdParams>('/api/v1/message/:id/release', opts, async () => {
+    throw new AppError('forbidden', 'Releasing is not available: a sandbox keeps its mail and never relays it.');
+  });
+
+  // /view/{ID}.html and /view/{ID}.txt: the message's HTML (its inline images pointed at their
+  // parts) or text, as a page of its own.
+  fastify.get<{ Params: { file: string } }>('/view/:file', opts, async (request, reply) => {
+    const m = /^(.+)\.(html|txt)$/.exec(request.params.file);
+    if (!m) throw notFound('No such view; use /view/{ID}.html or /view/{ID}.txt.');
+    const [, id, ext] = m as unknown as [string, string, 'html' | 'txt'];
+    const { sandbox, parsed } = await parsedOf(request, id);
+    return ext === 'html' ? sendHtml(reply, await htmlAnswer(sandbox, parsed)) : sendText(reply, await answer('text', sandbox, parsed));
+  });
+
+  async function htmlAnswer(sandbox: Sandbox, parsed: ParsedMailView): Promise<Buffer> {
+    // The view is at /mailpit/view/{ID}.html: each inline part's download, relative to it.
+    const view = await answer('html', sandbox, parsed, `../api/v1/message/${parsed.mail.uuid}/part/`);
+    if (view[0] !== 0x31) throw notFound('This message has no HTML part.');
+    return view;
+  }
+};
+
+function sendHtml(reply: FastifyReply, answer: Buffer): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', VIEW_CSP)
+    .header('cache-control', 'private, no-store')
+    .send(answer.subarray(1));
+}
+
+function sendText(reply: FastifyReply, answer: Buffer): FastifyReply {
+  return reply.type('text/plain; charset=utf-8').header('cache-control', 'private, no-store').send(answer.subarray(1));
+}
