@@ -1,41 +1,25 @@
 // Kept parse outcomes (store.ts ParseOutcomeStore) in PostgreSQL, as
 // sqlite-parse-outcomes.ts does in SQLite; BIGINT columns arrive from pg as strings.
 import type pg from 'pg';
-import type { ParseOutcomeStore } from '../store.js';
+import type { MailSummary, ParseOutcomeStore } from '../store.js';
 
-interface HeadRow {
-  id: string;
-  uuid: string;
-  source: string;
-  address: string;
-  metadata: string;
-  message_id: string;
-  created_at: string;
-  seen: boolean;
-  view: Buffer | null;
+/** How the store reads a mail's summary: its columns of `mails m`, and the summary of such a row. */
+export interface SummaryColumns<R> {
+  columns: string;
+  of: (row: R) => MailSummary;
 }
 
-export function postgresParseOutcomeStore(pool: pg.Pool): ParseOutcomeStore {
+export function postgresParseOutcomeStore<R extends pg.QueryResultRow>(pool: pg.Pool, summary: SummaryColumns<R>): ParseOutcomeStore {
   return {
     async getMailHead(addressId, uuid) {
-      const { rows } = await pool.query<HeadRow>(
-        'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, o.view FROM mails m ' +
+      const { rows } = await pool.query<R & { parse_outcome: Buffer | null }>(
+        `SELECT ${summary.columns}, o.view AS parse_outcome FROM mails m ` +
           'LEFT JOIN parse_outcomes o ON o.mail_id = m.id WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
         [addressId, uuid],
       );
       const row = rows[0];
       if (!row) return undefined;
-      const mail = {
-        id: Number(row.id),
-        uuid: row.uuid,
-        source: row.source,
-        address: row.address,
-        metadata: row.metadata,
-        messageId: row.message_id,
-        createdAt: Number(row.created_at),
-        seen: row.seen,
-      };
-      return { mail, degradedView: row.view ?? undefined };
+      return { mail: summary.of(row), degradedView: row.parse_outcome ?? undefined };
     },
     async keepDegradedView(mailId, view) {
       // Through a SELECT of the mail, so that an outcome never outlives (or precedes) it.

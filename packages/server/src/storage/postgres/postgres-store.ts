@@ -165,7 +165,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     ...postgresPasswordStore(pool),
     ...postgresSandboxStore(pool, transaction),
     ...postgresTagStore(pool, transaction),
-    ...postgresParseOutcomeStore(pool),
+    ...postgresParseOutcomeStore(pool, { columns: MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', '), of: toSummary }),
     ...postgresWebhookStore(pool),
     async createAddress(address, createdAt, opts = {}) {
       const { rows } = await q<AddressRow>(

@@ -4,23 +4,17 @@
 import type Database from 'better-sqlite3';
 import type { MailSummary, ParseOutcomeStore } from '../store.js';
 
-interface HeadRow {
-  id: number;
-  uuid: string;
-  source: string;
-  address: string;
-  metadata: string;
-  message_id: string;
-  created_at: number;
-  seen: number;
-  view: Buffer | null;
+/** How the store reads a mail's summary: its columns of `mails m`, and the summary of such a row. */
+export interface SummaryColumns<R> {
+  columns: string;
+  of: (row: R) => MailSummary;
 }
 
 /** `write` runs a write as the store's other writes run (retried while another connection holds the lock, resolved once durable). */
-export function sqliteParseOutcomeStore(db: Database.Database, write: <T>(run: () => T) => Promise<T>): ParseOutcomeStore {
+export function sqliteParseOutcomeStore<R>(db: Database.Database, write: <T>(run: () => T) => Promise<T>, summary: SummaryColumns<R>): ParseOutcomeStore {
   const q = {
     head: db.prepare(
-      'SELECT m.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, o.view FROM mails m ' +
+      `SELECT ${summary.columns}, o.view AS parse_outcome FROM mails m ` +
         'LEFT JOIN parse_outcomes o ON o.mail_id = m.id WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
     ),
     // Through a SELECT of the mail, so that an outcome never outlives (or precedes) it.
@@ -28,19 +22,9 @@ export function sqliteParseOutcomeStore(db: Database.Database, write: <T>(run: (
   };
   return {
     async getMailHead(addressId, uuid) {
-      const row = q.head.get(addressId, uuid) as HeadRow | undefined;
+      const row = q.head.get(addressId, uuid) as (R & { parse_outcome: Buffer | null }) | undefined;
       if (!row) return undefined;
-      const mail: MailSummary = {
-        id: row.id,
-        uuid: row.uuid,
-        source: row.source,
-        address: row.address,
-        metadata: row.metadata,
-        messageId: row.message_id,
-        createdAt: row.created_at,
-        seen: row.seen === 1,
-      };
-      return { mail, degradedView: row.view ?? undefined };
+      return { mail: summary.of(row), degradedView: row.parse_outcome ?? undefined };
     },
     async keepDegradedView(mailId, view) {
       await write(() => q.keep.run(view, mailId));

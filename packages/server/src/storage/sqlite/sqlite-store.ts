@@ -327,7 +327,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ...sqlitePasswordStore(db, afterSync),
     ...sqliteSandboxStore(db, afterSync),
     ...sqliteTagStore(db, afterSync),
-    ...sqliteParseOutcomeStore(db, afterSync),
+    ...sqliteParseOutcomeStore(db, afterSync, { columns: 'm.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.envelope', of: toSummary }),
     ...sqliteWebhookStore(db, afterSync),
     async createAddress(address, createdAt, opts = {}) {
       return afterSync(() => {
