@@ -4,7 +4,7 @@
 // before the backup began, to the tokens issued before it, attachments included.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -12,6 +12,21 @@ import { createAddress, DOMAIN, request, SmtpClient, startTestServer, tmp } from
 import { MAIN } from './helpers/process.js';
 import { storeContract } from './helpers/store-contract.js';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+
+/** The system's sqlite3 (Debian's package), as an operator would open a backup with it; undefined when it is not installed. */
+const systemSqlite = (() => {
+  const r = spawnSync('sqlite3', ['-version'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+})();
+if (!systemSqlite && process.env['REQUIRE_SERVICES'] === '1') throw new Error('sqlite3 is required (REQUIRE_SERVICES=1) but not installed (apt-get install sqlite3).');
+
+/** Runs SQL with the system's sqlite3 on `file`: its output, or its error as the assertion's message. */
+function systemSql(file: string, sql: string): string {
+  const r = spawnSync('sqlite3', ['-batch', file, sql], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `sqlite3 ${JSON.stringify(sql)}: ${r.stderr}`);
+  assert.equal(r.stderr, '', `sqlite3 ${JSON.stringify(sql)}`);
+  return r.stdout.trim();
+}
 
 /** The backup the first case takes under load, kept for the store contract at the end. */
 const keptDir = tmp('temp-inbox-backup-kept-');
@@ -114,6 +129,46 @@ describe('temp-inbox-server backup', { timeout: 120_000 }, () => {
     } finally {
       sending = false;
       await server.close({ keepData: true });
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`opens with the system's sqlite3 (${systemSqlite?.split(' ')[0] ?? 'not installed'}): mails read, searched and deleted (before 3.43 it could not search or delete)`, { skip: !systemSqlite && 'the system sqlite3 is not installed' }, async () => {
+    const dir = tmp('temp-inbox-backup-sqlite3-');
+    try {
+      const store = openSqliteStore(join(dir, 'temp-inbox.sqlite'));
+      try {
+        const a = await store.createAddress('inspect@example.com', Date.now());
+        assert.ok(a);
+        const mail = (i: number, text: string) => ({
+          uuid: `inspect-${i}`,
+          addressId: a.id,
+          address: a.address,
+          source: 'sender@example.org',
+          messageId: `<inspect-${i}@test>`,
+          metadata: JSON.stringify({ subject: `inspect ${i}`, attachments: [] }),
+          trace: Buffer.alloc(0),
+          body: { raw: Buffer.from(`Subject: inspect ${i}\r\n\r\n${text}\r\n`), attachments: [] },
+          createdAt: Date.now(),
+          searchText: text,
+        });
+        await store.insertMails([mail(1, 'marmalade on toast'), mail(2, 'nothing sweet'), mail(3, 'more marmalade')]);
+        assert.equal((await store.searchMails(a.id, 'marmalade', 10, 0)).count, 2, 'indexed before the backup');
+      } finally {
+        await store.close();
+      }
+      const file = join(dir, 'copy.sqlite');
+      const result = await runBackup({ DATA_DIR: dir, MAIL_DOMAINS: DOMAIN }, ['backup', file]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(systemSql(file, 'SELECT count(*) FROM mails'), '3');
+      assert.equal(systemSql(file, 'PRAGMA integrity_check'), 'ok');
+      const id = systemSql(file, "SELECT id FROM addresses WHERE address = 'inspect@example.com'");
+      assert.equal(systemSql(file, `SELECT group_concat(m.uuid, ' ') FROM mail_search JOIN mails m ON m.id = mail_search.rowid WHERE mail_search MATCH 'z${id}zmarmalade'`), 'inspect-1 inspect-3');
+      // A mail deleted with the system's tool leaves the index with it (the trigger of v14).
+      systemSql(file, "DELETE FROM mails WHERE uuid = 'inspect-1'");
+      assert.equal(systemSql(file, `SELECT count(*) FROM mail_search WHERE mail_search MATCH 'z${id}zmarmalade'`), '1');
+      assert.equal(systemSql(file, 'PRAGMA integrity_check'), 'ok');
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
