@@ -1,7 +1,8 @@
 // Plus-addressing (PLUS_ADDRESSING, on by default) and the catch-all (CATCH_ALL) over
 // real SMTP: name+tag@domain reaches name@domain and the mail keeps the address it
-// was sent to; with the catch-all, mail to any allowed name creates that address,
-// whose token the first POST /api/new_address for the name receives.
+// was sent to; with the catch-all, mail to any allowed name creates that address when
+// the mail is stored (RCPT alone creates nothing), and the first POST /api/new_address
+// for the name receives its token.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAddress, DOMAIN, message, METRICS_TOKEN, pushOpen, request, sendMail, serversStoppedAfter, SmtpClient, untilPushOpen } from './helpers/harness.js';
@@ -100,6 +101,38 @@ describe('catch-all', () => {
     }
     assert.match(await rcpt(server.smtpPort, `someone@elsewhere.example`), /^550 5\.1\.1 /);
     assert.equal(await server.store.findAddress(`postmaster@${DOMAIN}`), undefined);
+  });
+
+  it('on: RCPT alone creates nothing (250 all the same); the address is created when its mail is stored', async () => {
+    const server = await start({ CATCH_ALL: 'true' });
+    for (let i = 0; i < 20; i++) assert.match(await rcpt(server.smtpPort, `probe${i}@${DOMAIN}`), /^250 /);
+    for (let i = 0; i < 20; i++) assert.equal(await server.store.findAddress(`probe${i}@${DOMAIN}`), undefined, `probe${i} was not created`);
+    await sendMail(server.smtpPort, { to: [`probe3@${DOMAIN}`, `probe3+tag@${DOMAIN}`], message: message({ Subject: 'stored' }, 'x') });
+    assert.ok(await server.store.findAddress(`probe3@${DOMAIN}`), 'created with its mail');
+    const claimed = await request(server.httpUrl, '/api/new_address', { method: 'POST', body: { name: 'probe3' } });
+    assert.equal(claimed.status, 200);
+    assert.equal((await list(server.httpUrl, claimed.json.jwt as string)).count, 1, 'one copy for the two spellings of one address');
+  });
+
+  it('on: SMTP_RATE_NEW_ADDRESSES bounds the new names one client may send to (452 4.7.0); existing addresses are not counted', async () => {
+    const server = await start({ CATCH_ALL: 'true', SMTP_RATE_NEW_ADDRESSES: '3/60' });
+    const { address } = await createAddress(server, { name: 'existing' });
+    const smtp = await SmtpClient.connect(server.smtpPort);
+    try {
+      await smtp.script([
+        ['EHLO client.test', 250],
+        ['MAIL FROM:<sender@example.com>', 250],
+      ]);
+      for (let i = 0; i < 3; i++) assert.equal((await smtp.command(`RCPT TO:<new${i}@${DOMAIN}>`)).code, 250);
+      assert.match((await smtp.command(`RCPT TO:<new3@${DOMAIN}>`)).text, /^452 4\.7\.0 Too many new addresses from your address; try again in \d+ seconds/);
+      assert.equal((await smtp.command(`RCPT TO:<${address}>`)).code, 250, 'an address that exists is not a new one');
+      assert.equal((await smtp.command('DATA')).code, 354);
+      assert.equal((await smtp.data(message({ Subject: 'to three new and one existing' }, 'x'))).code, 250);
+    } finally {
+      await smtp.quit();
+    }
+    for (let i = 0; i < 3; i++) assert.ok(await server.store.findAddress(`new${i}@${DOMAIN}`));
+    assert.equal(await server.store.findAddress(`new3@${DOMAIN}`), undefined);
   });
 
   it('on: two first mails at once to a new name make one address with both mails', async () => {
