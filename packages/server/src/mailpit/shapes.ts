@@ -58,9 +58,10 @@ export function listItem(m: MailpitMail) {
     Read: m.seen,
     From: address(md.from),
     To: md.to.map(address),
-    // The stored metadata of a mail lists From and To only: Cc and Reply-To are in its summary.
+    // The stored metadata of a mail names From and To only (a Cc recipient of the envelope
+    // cannot be told from a Bcc one): Cc, Bcc and Reply-To are in its summary.
     Cc: [] as MailpitAddress[],
-    Bcc: bccOf(m.envelopeTo, md.to),
+    Bcc: [] as MailpitAddress[],
     ReplyTo: [] as MailpitAddress[],
     Subject: md.subject,
     Created: new Date(m.createdAt).toISOString(),
