@@ -1,9 +1,11 @@
 // A mail's HTML in a sandboxed frame (no scripts, no same-origin access). Images the
-// mail carries itself (cid:) are shown from its own parts; anything remote (images,
-// stylesheets, fonts) is blocked by the frame's own policy until the reader asks for
-// it, for this mail only, so a sender cannot tell the mail was opened.
+// mail carries itself (cid:) are shown from its own parts; anything remote is taken out
+// of the markup (remote-content.ts), and blocked by the frame's own policy too, until
+// the reader asks for images and styles, for this mail only, so a sender cannot tell
+// the mail was opened.
 import { useMemo, useState } from 'preact/hooks';
 import type { Attachment } from 'postal-mime';
+import { prepareHtml } from './remote-content.js';
 import { s } from './strings.js';
 
 /** Inline parts turned into data: URLs, up to this many bytes in all (the rest stay broken). */
@@ -31,26 +33,13 @@ export function withInlineImages(html: string, attachments: Attachment[]): strin
   return html.replace(/cid:([^"'\s)>]+)/gi, (whole, id: string) => byId.get(decodeURIComponent(id).toLowerCase()) ?? whole);
 }
 
-/**
- * Whether the HTML would load anything from the network (http, https or
- * protocol-relative URLs in src, srcset, background, a <link>'s href, CSS url() or
- * @import). A link to click (<a href>) loads nothing.
- */
-export function hasRemoteContent(html: string): boolean {
-  const remote = String.raw`["']?\s*(?:https?:)?\/\/`;
-  return (
-    new RegExp(String.raw`\b(?:src|srcset|background)\s*=\s*` + remote, 'i').test(html) ||
-    new RegExp(String.raw`<link\b[^>]{0,2000}?\bhref\s*=\s*` + remote, 'i').test(html) ||
-    new RegExp(String.raw`url\(\s*` + remote, 'i').test(html) ||
-    /@import/i.test(html)
-  );
-}
-
+/** The frame's document: its policy first (a second line of defence behind remote-content.ts), then the mail's. */
 function htmlDocument(html: string, remote: boolean): string {
   const sources = remote ? 'data: https: http:' : 'data:';
   return (
     '<!doctype html><meta charset="utf-8">' +
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${sources}; style-src 'unsafe-inline'${remote ? ' https: http:' : ''}; font-src ${sources}">` +
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${sources}; style-src 'unsafe-inline'${remote ? ' https: http:' : ''}; font-src ${sources}; form-action 'none'">` +
+    '<meta http-equiv="x-dns-prefetch-control" content="off">' +
     '<base target="_blank">' +
     html
   );
@@ -60,7 +49,10 @@ export function HtmlView(props: { html: string; attachments: Attachment[] }) {
   const { html, attachments } = props;
   const [remote, setRemote] = useState(false);
   const shown = useMemo(() => withInlineImages(html, attachments), [html, attachments]);
-  const blocked = useMemo(() => hasRemoteContent(shown), [shown]);
+  // Nothing in the mail reaches the network until Load, and then only images and styles (remote-content.ts).
+  const local = useMemo(() => prepareHtml(shown, false), [shown]);
+  const loaded = useMemo(() => (remote ? prepareHtml(shown, true) : undefined), [shown, remote]);
+  const blocked = local.blocked;
   return (
     <>
       {blocked && !remote && (
@@ -78,7 +70,7 @@ export function HtmlView(props: { html: string; attachments: Attachment[] }) {
         class="html"
         sandbox="allow-popups allow-popups-to-escape-sandbox"
         referrerpolicy="no-referrer"
-        srcDoc={htmlDocument(shown, remote)}
+        srcDoc={htmlDocument((loaded ?? local).html, remote)}
       />
     </>
   );
