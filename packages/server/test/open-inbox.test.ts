@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CookieJar, createAddress, DOMAIN, message, request, sendMail, serversStoppedAfter } from './helpers/harness.js';
 import { serviceAvailable } from './helpers/services.js';
-import { serverAndBrowser } from './helpers/chromium.js';
+import { openInboxLink, serverAndBrowser } from './helpers/chromium.js';
 
 const start = serversStoppedAfter();
 
@@ -71,12 +71,78 @@ describe('opening an inbox in Chromium', { skip: !chromiumReady && 'Chromium is 
     const page = await suite.browser.newPage();
     const seen: string[] = [];
     page.on('request', (r) => seen.push(r.url()));
-    await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+    const question = await openInboxLink(page, suite.server.httpUrl, made.jwt);
+    assert.match(question, new RegExp(`opens the inbox linked@${DOMAIN.replace(/\./g, '\\.')} in this browser`), 'even a browser without an address is asked first');
     await page.getByText('Opened from a link').waitFor();
     assert.equal(await page.getByLabel('Active address').inputValue(), `linked@${DOMAIN}`);
     assert.equal(new URL(page.url()).hash, '', 'the fragment is cleared');
     assert.ok(!seen.some((u) => u.includes(made.jwt)), 'the token is in no URL the page requested');
     await page.close();
+  });
+
+  it('a /#token= link to another inbox asks first, naming it: declining keeps the inbox and addresses, agreeing switches', async () => {
+    const context = await suite.browser.newContext();
+    const page = await context.newPage();
+    try {
+      // This browser's own three addresses (the session's most), made in the page.
+      await page.goto(suite.server.httpUrl);
+      for (const name of ['own-a', 'own-b', 'own-c']) {
+        await page.getByLabel('Name (optional)').fill(name);
+        await page.getByRole('button', { name: 'New address' }).click();
+        await page.getByText(`Waiting for mail to ${name}@${DOMAIN}`).waitFor();
+      }
+      const own = [`own-a@${DOMAIN}`, `own-b@${DOMAIN}`, `own-c@${DOMAIN}`];
+      const listed = () => page.getByLabel('Active address').locator('option').allTextContents();
+      assert.deepEqual(await listed(), own);
+
+      const sender = await createAddress(suite.server, { name: 'senders-inbox' });
+      await sendMail(suite.server.smtpPort, { to: [sender.address], message: message({ Subject: 'Planted' }, 'use this inbox') });
+      const link = `${suite.server.httpUrl}/#token=${sender.jwt}`;
+      // A new document each time: only a page load reads the fragment.
+      const visit = async () => {
+        await page.goto('about:blank');
+        return (await Promise.all([page.waitForEvent('dialog'), page.goto(link)]))[0];
+      };
+
+      // Declined: nothing changes, on the server either.
+      const declined = await visit();
+      assert.match(declined.message(), new RegExp(`opens the inbox senders-inbox@${DOMAIN.replace(/\./g, '\\.')} in this browser`));
+      assert.match(declined.message(), new RegExp(`drops own-a@${DOMAIN.replace(/\./g, '\\.')} from its list`), 'it says which address would go');
+      await declined.dismiss();
+      await page.getByText(`Waiting for mail to own-c@${DOMAIN}`).waitFor();
+      assert.equal(new URL(page.url()).hash, '', 'the fragment is cleared either way');
+      assert.equal(await page.getByLabel('Active address').inputValue(), `own-c@${DOMAIN}`);
+      assert.deepEqual(await listed(), own);
+      const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const session = await request(suite.server.httpUrl, '/api/session/addresses', { headers: { cookie: cookies } });
+      assert.deepEqual(
+        (session.json.addresses as { address: string }[]).map((a) => a.address),
+        own,
+      );
+      assert.equal(session.json.activeAddress, `own-c@${DOMAIN}`);
+
+      // Agreed: that inbox is opened and active, and the oldest address leaves the list.
+      const agreed = await visit();
+      assert.match(agreed.message(), /senders-inbox@/);
+      await agreed.accept();
+      await page.getByText('Planted').waitFor();
+      assert.equal(await page.getByLabel('Active address').inputValue(), sender.address);
+      assert.deepEqual(await listed(), [`own-b@${DOMAIN}`, `own-c@${DOMAIN}`, sender.address]);
+
+      // A link to the inbox already shown changes nothing, and is not asked about.
+      let asked = false;
+      page.on('dialog', (d) => {
+        asked = true;
+        void d.dismiss();
+      });
+      await page.goto('about:blank');
+      await page.goto(link);
+      await page.getByText('Planted').waitFor();
+      assert.equal(await page.getByLabel('Active address').inputValue(), sender.address);
+      assert.equal(asked, false);
+    } finally {
+      await context.close();
+    }
   });
 
   it('the "Open an inbox" form takes a pasted token; a bad one gets a readable error', async () => {

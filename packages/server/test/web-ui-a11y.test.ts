@@ -10,7 +10,7 @@ import { ADMIN_TOKEN } from './helpers/admin.js';
 import { axeViolations } from './helpers/axe.js';
 import { createAddress, sendMail } from './helpers/harness.js';
 import { serviceAvailable } from './helpers/services.js';
-import { serverAndBrowser } from './helpers/chromium.js';
+import { openInboxLink, serverAndBrowser } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -90,7 +90,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
       const made = await createAddress(suite.server, { name: `a11y-${scheme}` });
       // A new document: only a page load reads the #token= fragment.
       await page.goto('about:blank');
-      await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+      await openInboxLink(page, suite.server.httpUrl, made.jwt);
       await page.getByText(`Waiting for mail to ${made.address}`).waitFor();
       await page.locator('.live.on').waitFor();
       await found.check(page, 'empty inbox');
@@ -130,7 +130,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
 
       const phone = await contextFor(scheme, { width: 360, height: 640 });
       const small = await phone.newPage();
-      await small.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+      await openInboxLink(small, suite.server.httpUrl, made.jwt);
       await small.getByText('2 mails').waitFor();
       await found.check(small, 'phone, list');
       await small.locator('.list .subject', { hasText: 'Second letter' }).click();
@@ -193,7 +193,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
       await sendMail(suite.server.smtpPort, { to: [made.address], message: mail(made.address, 'Focus me', '<p>Code 482913</p><img src="https://tracker.example/p.gif" alt=""><a href="https://app.example/">A link</a>') });
       const context = await contextFor(scheme);
       const page = await context.newPage();
-      await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+      await openInboxLink(page, suite.server.httpUrl, made.jwt);
       await page.locator('.list .subject', { hasText: 'Focus me' }).click();
       await page.getByText('Remote content blocked.').waitFor();
       // The mail's frame has its document (on a loaded machine the bar can come first): only then can Tab enter it.
@@ -237,7 +237,7 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
       const made = await createAddress(suite.server, { name: `a11y-motion-${reducedMotion}` });
       const context = await suite.browser.newContext({ reducedMotion });
       const page = await context.newPage();
-      await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+      await openInboxLink(page, suite.server.httpUrl, made.jwt);
       await page.locator('.live.on').waitFor();
       await page.evaluate("window.started = []; document.addEventListener('animationstart', (e) => window.started.push(e.animationName)); document.addEventListener('transitionstart', (e) => window.started.push(e.propertyName))");
       await sendMail(suite.server.smtpPort, { to: [made.address], message: mail(made.address, 'Moving?', '<p>x</p>') });

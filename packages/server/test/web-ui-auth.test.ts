@@ -12,6 +12,7 @@ import { assertNoViolations } from './helpers/axe.js';
 import { startTestDns, type TestDns } from './helpers/dns-server.js';
 import { createAddress, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+import { openInboxLink } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -51,7 +52,7 @@ describe('web UI: authentication badges', { skip: !ready && 'Chromium is not ins
     await sendMail(server.smtpPort, { from: 'orders@shop.test', to: [made.address], message: altered });
 
     const page = await browser.newPage();
-    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await openInboxLink(page, server.httpUrl, made.jwt);
     await page.locator('.list .subject', { hasText: 'Order confirmed' }).click();
     const badges = page.getByRole('list', { name: 'Authentication' }).getByRole('listitem');
     await badges.first().waitFor();

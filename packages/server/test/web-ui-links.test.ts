@@ -14,6 +14,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { WEB_ROOT } from '../src/http/routes/ui.js';
 import { createAddress, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, skipUnless } from './helpers/services.js';
+import { openInboxLink } from './helpers/chromium.js';
 
 // Without Chromium the cases are registered as skipped, with the reason.
 const skip = await skipUnless('chromium');
@@ -60,7 +61,7 @@ describe('web UI: links in a mail', { timeout: 120_000 }, () => {
   async function openMail(): Promise<{ context: BrowserContext; page: Page; frame: ReturnType<Page['frameLocator']> }> {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${server.httpUrl}/#token=${jwt}`);
+    await openInboxLink(page, server.httpUrl, jwt);
     await page.locator('.list li').filter({ hasText: 'Please confirm' }).locator('.item').click();
     const frame = page.frameLocator('iframe.html');
     await frame.getByText('Welcome aboard.').waitFor();

@@ -11,6 +11,7 @@ import { chromium, type APIResponse, type Browser, type Page, type Route } from 
 import { WEB_ROOT } from '../src/http/routes/ui.js';
 import { createAddress, message, request, sendMail, startTestServer, until, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+import { openInboxLink } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -44,7 +45,7 @@ describe('web UI: a list fetched before a live change does not undo it', { skip:
         else await route.fulfill({ response });
       },
     );
-    await page.goto(`${server.httpUrl}/#token=${jwt}`);
+    await openInboxLink(page, server.httpUrl, jwt);
     return {
       page,
       held: () => held.length,

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { chromium, type Browser } from 'playwright-core';
 import { createAddress, sendMail, startTestServer, testClock, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+import { openInboxLink } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -69,7 +70,7 @@ describe('web UI: dates and sizes in the browser locale', { skip: !ready && 'Chr
     it(`${c.locale}: "${c.now}", the date of older mail, the Date header and sizes as the locale writes them`, async () => {
       const context = await browser.newContext({ locale: c.locale, timezoneId: 'Europe/Berlin' });
       const page = await context.newPage();
-      await page.goto(`${server.httpUrl}/#token=${jwt}`);
+      await openInboxLink(page, server.httpUrl, jwt);
       const newer = page.locator('.list li', { hasText: 'Newer' }).locator('time');
       const older = page.locator('.list li', { hasText: 'Older' }).locator('time');
       await newer.waitFor();

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { createAddress, message, sendMail } from './helpers/harness.js';
 import { serviceAvailable } from './helpers/services.js';
-import { serverAndBrowser } from './helpers/chromium.js';
+import { openInboxLink, serverAndBrowser } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -49,7 +49,7 @@ describe('web UI: desktop notifications', { skip: !ready && 'Chromium is not ins
     await context.grantPermissions(['notifications'], { origin: suite.server.httpUrl });
     await context.addInitScript(RECORDER);
     const page = await context.newPage();
-    await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+    await openInboxLink(page, suite.server.httpUrl, made.jwt);
     await page.locator('.live.on').waitFor();
     const bell = page.getByRole('button', { name: 'Notify' });
     assert.equal(await bell.getAttribute('aria-pressed'), 'false');
@@ -113,7 +113,7 @@ describe('web UI: desktop notifications', { skip: !ready && 'Chromium is not ins
     const context = await suite.browser.newContext();
     await context.addInitScript(RECORDER);
     const page = await context.newPage();
-    await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+    await openInboxLink(page, suite.server.httpUrl, made.jwt);
     await page.locator('.live.on').waitFor();
     await page.getByRole('button', { name: 'Notify' }).click();
     await page.getByRole('alert').filter({ hasText: 'Notifications are blocked for this site' }).waitFor();

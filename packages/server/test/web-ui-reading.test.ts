@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createAddress, openData, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from './helpers/services.js';
+import { openInboxLink } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -44,7 +45,7 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
     const context = await browser.newContext(size ? { viewport: size } : {});
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.httpUrl });
     const page = await context.newPage();
-    await page.goto(`${server.httpUrl}/#token=${made.jwt}`);
+    await openInboxLink(page, server.httpUrl, made.jwt);
     await page.getByText(`Waiting for mail to ${made.address}`).waitFor();
     return { page, address: made.address };
   }

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAddress, message, sendMail } from './helpers/harness.js';
 import { serviceAvailable } from './helpers/services.js';
-import { serverAndBrowser } from './helpers/chromium.js';
+import { openInboxLink, serverAndBrowser } from './helpers/chromium.js';
 
 const ready = await serviceAvailable('chromium');
 
@@ -19,7 +19,7 @@ describe('web UI: search', { skip: !ready && 'Chromium is not installed', timeou
     await sendMail(suite.server.smtpPort, { to: [made.address], message: message({ Subject: 'Weekly newsletter' }, 'Nothing to see here.') });
     await sendMail(suite.server.smtpPort, { to: [made.address], message: message({ Subject: 'Invoice for April' }, 'Pay soon.') });
     const page = await suite.browser.newPage();
-    await page.goto(`${suite.server.httpUrl}/#token=${made.jwt}`);
+    await openInboxLink(page, suite.server.httpUrl, made.jwt);
     const items = page.locator('.list li');
     await page.getByText('Weekly newsletter').waitFor();
     assert.equal(await items.count(), 3);

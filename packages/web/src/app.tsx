@@ -4,7 +4,7 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type UiConfig } from './api.js';
 import { Header, Welcome, type Session } from './header.js';
 import { Inbox } from './inbox.js';
-import { takeTokenFromHash } from './open-inbox.js';
+import { confirmOpenLink, takeTokenFromHash } from './open-inbox.js';
 import { s } from './strings.js';
 import { useRun } from './use-run.js';
 
@@ -39,10 +39,10 @@ export function App() {
   useEffect(() => {
     void run(async () => {
       setConfig(await api.config());
-      // A `#token=` link opens that inbox here (open-inbox.tsx).
+      // A `#token=` link opens that inbox here, once the reader agrees (open-inbox.tsx).
       const token = takeTokenFromHash();
       try {
-        if (token) await api.openAddress(token);
+        if (token && (await confirmOpenLink(token))) await api.openAddress(token);
       } finally {
         await loadSession();
       }

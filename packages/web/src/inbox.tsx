@@ -231,7 +231,17 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
                     <time class="time" dateTime={m.created_at} title={fullDate(new Date(m.created_at))}>
                       {when(m.created_at, now)}
                     </time>
-                    <span class="subject">{meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : s.noSubject}</span>
+                    <span class="subject">
+                      {meta.attachments.length > 0 && (
+                        <>
+                          <svg class="clip" aria-hidden="true" viewBox="0 0 16 16" width="12" height="12">
+                            <path fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round" d="M10.5 4.5 5.3 9.7a1.5 1.5 0 0 0 2.1 2.1l5.5-5.5a3 3 0 0 0-4.2-4.2L3.2 7.6a4.5 4.5 0 0 0 6.4 6.4l4.2-4.2" />
+                          </svg>
+                          <span class="sr">{s.withAttachments(meta.attachments.length)}, </span>
+                        </>
+                      )}
+                      {meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : s.noSubject}
+                    </span>
                     <span class="preview">
                       <Highlight text={meta.preview} words={found?.words} />
                     </span>

@@ -3,8 +3,40 @@
 // the URL's fragment, which the browser never sends to a server (so it reaches no
 // access log), and is removed from the address bar before anything else happens.
 import { useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, ApiError, type SessionListing } from './api.js';
 import { s } from './strings.js';
+
+/** The address a token is for, as its payload says (read, not checked: the server checks it). */
+export function addressOfToken(token: string): string | undefined {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    const json = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
+    return typeof json.sub === 'string' && json.sub.length <= 320 ? json.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether to open a `#token=` link's inbox: a link anyone can send (a login CSRF: the
+ * browser would quietly show the sender's inbox, and drop its own oldest address), so
+ * the page asks first, naming the inbox, as it does before a new address drops one.
+ * A link to the inbox already shown changes nothing and is not asked about.
+ */
+export async function confirmOpenLink(token: string): Promise<boolean> {
+  const address = addressOfToken(token);
+  let listing: SessionListing | undefined;
+  try {
+    listing = await api.session();
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 401)) throw err;
+  }
+  const held = listing?.addresses ?? [];
+  if (address !== undefined && held.length > 0 && listing?.activeAddress === address) return true;
+  // The session holds SESSION_MAX_ADDRESSES (3): opening another drops the oldest from it.
+  const oldest = held.length >= 3 && !held.some((a) => a.address === address) ? held[0]?.address : undefined;
+  return confirm(s.confirmOpenLink(address ?? s.unknownInbox, oldest));
+}
 
 /** The token of a `#token=…` link, once: the fragment is cleared from the address bar and the history entry. */
 export function takeTokenFromHash(): string | undefined {

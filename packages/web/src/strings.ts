@@ -63,6 +63,10 @@ export const s = {
   openInbox: 'Open an inbox',
   openInboxToken: 'Token of an inbox made with the API, SDK or CLI',
   open: 'Open',
+  /** Asked before a `#token=` link opens its inbox (anyone can send such a link). */
+  confirmOpenLink: (address: string, dropped: string | undefined) =>
+    `This link opens the inbox ${address} in this browser and makes it the active address.${dropped ? ` This browser keeps three addresses: it drops ${dropped} from its list (it keeps receiving mail until it expires).` : ''} Open it only if you asked for this link yourself. Open it?`,
+  unknownInbox: 'an inbox whose address the link does not say',
 
   // The bot checks.
   powRunning: 'Checking this browser is not a bot…',
@@ -90,6 +94,8 @@ export const s = {
   noSubject: '(no subject)',
   /** Said before the sender of an unread mail in the list (the row is also bold, with a dot). */
   unread: 'Unread',
+  /** Said (to screen readers; a paper clip shows it) before the subject of a mail with attachments. */
+  withAttachments: (n: number) => (n === 1 ? 'With an attachment' : `With ${count(n)} attachments`),
   unknownSender: '(unknown sender)',
 
   // The live connection.

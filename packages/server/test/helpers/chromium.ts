@@ -1,7 +1,7 @@
 // A service and Debian's Chromium for one browser suite: call inside describe(); both
 // start before its tests and stop after them.
 import { after, before } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './harness.js';
 import { CHROMIUM_PATH } from './services.js';
 
@@ -24,4 +24,16 @@ export function serverAndBrowser(env: Record<string, string> = {}): { readonly s
       return browser!;
     },
   };
+}
+
+/**
+ * Opens `<httpUrl>/#token=<jwt>` and agrees to the question the page asks before a link
+ * opens an inbox (packages/web/src/open-inbox.tsx). Only for a link to an inbox that is
+ * not already the active one: otherwise no question comes and this times out.
+ */
+export async function openInboxLink(page: Page, httpUrl: string, jwt: string): Promise<string> {
+  const [dialog] = await Promise.all([page.waitForEvent('dialog'), page.goto(`${httpUrl}/#token=${jwt}`)]);
+  const question = dialog.message();
+  await dialog.accept();
+  return question;
 }
