@@ -79,10 +79,13 @@ export interface PostgresOptions {
   applicationName?: string;
   /** Called when an idle pooled connection fails (the pool replaces it). */
   onIdleError?: (err: Error) => void;
+  /** How long one search may run before PostgreSQL cancels it (search-query.ts SEARCH_BUDGET_MS). */
+  searchBudgetMs?: number;
 }
 
 export async function openPostgresStore(url: string, options: PostgresOptions = {}): Promise<Store> {
   const { schema } = options;
+  const searchBudgetMs = Math.max(1, Math.floor(options.searchBudgetMs ?? SEARCH_BUDGET_MS));
   const setPath = schema === undefined ? undefined : `SET search_path TO ${quoteIdent(schema)}`;
   const pool = new pg.Pool({
     connectionString: url,
@@ -284,7 +287,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       try {
         return await transaction(async (client) => {
           // The search's own bound: past it PostgreSQL cancels the statement (57014).
-          await client.query(`SET LOCAL statement_timeout = ${SEARCH_BUDGET_MS}`);
+          await client.query(`SET LOCAL statement_timeout = ${searchBudgetMs}`);
           const { rows } = await q<MailRow>(
             client,
             `SELECT ${MAIL_COLUMNS.split(', ').map((c) => `m.${c}`).join(', ')} FROM mails m WHERE ${plan.where} ORDER BY m.created_at DESC, m.id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
@@ -295,7 +298,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
           return { results: rows.map(toSummary), count };
         });
       } catch (err) {
-        if ((err as { code?: unknown }).code === '57014') throw searchOverBudget(SEARCH_BUDGET_MS);
+        if ((err as { code?: unknown }).code === '57014') throw searchOverBudget(searchBudgetMs);
         throw err;
       }
     },

@@ -121,7 +121,7 @@ export type Searcher = (addressId: number, search: ParsedSearch, limit: number, 
 export function createSearcher(db: Database.Database): Searcher {
   let deadline = Infinity;
   db.function('search_budget', { deterministic: false, varargs: false }, () => {
-    if (Date.now() > deadline) throw new Error(BUDGET_SPENT);
+    if (Date.now() >= deadline) throw new Error(BUDGET_SPENT);
     return 1;
   });
   db.function('search_contains', { deterministic: true }, (value: unknown, needle: unknown) =>
