@@ -150,6 +150,38 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
     await page.context().close();
   });
 
+  it('the list marks a mail with attachments by a paper clip that screen readers hear as words; a mail without has none', async () => {
+    const { page, address } = await openInbox('reader-clip');
+    const withFiles = [
+      `Subject: Your invoice`,
+      'From: Shop <shop@store.example>',
+      `To: ${address}`,
+      'Content-Type: multipart/mixed; boundary="mix"',
+      '',
+      '--mix',
+      'Content-Type: text/plain',
+      '',
+      'Attached.',
+      ...['invoice.pdf', 'terms.txt'].flatMap((name) => ['--mix', `Content-Type: application/octet-stream; name="${name}"`, `Content-Disposition: attachment; filename="${name}"`, '', 'bytes']),
+      '--mix--',
+      '',
+    ].join('\r\n');
+    await sendMail(server.smtpPort, { to: [address], message: withFiles });
+    await sendMail(server.smtpPort, { to: [address], message: `Subject: Just words\r\nFrom: a@b.example\r\nTo: ${address}\r\n\r\nNothing attached.\r\n` });
+    const item = (subject: string) => page.locator('.list li', { hasText: subject }).locator('button.item');
+    await item('Just words').waitFor();
+    await item('Your invoice').waitFor();
+    // The clip shows, and is hidden from screen readers, which hear the words instead.
+    const clip = item('Your invoice').locator('svg.clip');
+    assert.equal(await clip.count(), 1);
+    assert.equal(await clip.getAttribute('aria-hidden'), 'true');
+    assert.ok(((await clip.boundingBox())?.width ?? 0) > 0, 'the clip is visible');
+    await page.getByRole('button', { name: /With 2 attachments, Your invoice/ }).waitFor();
+    assert.equal(await item('Just words').locator('svg.clip').count(), 0);
+    assert.doesNotMatch((await item('Just words').textContent()) ?? '', /attachment/i);
+    await page.context().close();
+  });
+
   it('announces new mail in a live region and counts the unread mail in the title', async () => {
     const { page, address } = await openInbox('reader-live');
     await page.locator('.live.on').waitFor();
