@@ -168,6 +168,11 @@ export const MailListItem = Type.Object({
   created_at: Type.String({ format: 'date-time', description: 'RFC 3339, UTC.' }),
   message_id: Type.String({ description: 'Message-ID including angle brackets (empty when the message has none).' }),
   seen: Type.Boolean({ description: 'Whether the mail was marked read (PATCH /api/mail/{uuid}); false when it arrives. Reading a mail does not set it.' }),
+  recipients: Type.Optional(
+    Type.Array(Type.String(), {
+      description: "A sandbox's mail only: every envelope recipient (RCPT TO) of the message, Bcc-only ones included; absent for an address's mail.",
+    }),
+  ),
 });
 export type MailListItem = Static<typeof MailListItem>;
 
@@ -307,6 +312,7 @@ export const ParsedMail = Type.Composite([
     message_id: MailListItem.properties.message_id,
     created_at: MailListItem.properties.created_at,
     seen: MailListItem.properties.seen,
+    recipients: MailListItem.properties.recipients,
   }),
   ParsedMailContent,
   // From the stored metadata, not the parse: the verdicts of the mail's arrival.
@@ -346,6 +352,7 @@ export type HealthResponse = Static<typeof HealthResponse>;
 
 // The operators' admin interface (ADMIN_TOKEN).
 export * from './admin.js';
+export * from './sandboxes.js';
 
 // Webhooks of an address (PUT /api/webhook).
 export * from './webhooks.js';

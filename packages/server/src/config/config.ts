@@ -36,6 +36,9 @@ export const RATE_LIMIT_ROUTES = {
   MAILHOG: { max: 480, windowSeconds: 60 },
   // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries (a PUT resolves the URL's host name).
   WEBHOOK: { max: 30, windowSeconds: 60 },
+  // POST /api/sandbox/token checks a password (a slow hash); GET /api/sandbox and GET, PUT /api/sandbox/chaos.
+  SANDBOX_TOKEN: { max: 10, windowSeconds: 60 },
+  SANDBOX: { max: 60, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
 export type RateLimitRoute = keyof typeof RATE_LIMIT_ROUTES;
 

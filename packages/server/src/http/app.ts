@@ -19,6 +19,8 @@ import { lazyChildLogger, redactUrl } from './request-logger.js';
 import { addressRoutes } from './routes/addresses.js';
 import { adminPageRoutes } from './routes/admin-page.js';
 import { adminRoutes } from './routes/admin.js';
+import { adminSandboxRoutes } from './routes/admin-sandboxes.js';
+import { sandboxRoutes } from './routes/sandboxes.js';
 import { challengeRoutes } from './routes/challenge.js';
 import { mailRoutes } from './routes/mails.js';
 import { mailtmRoutes } from './routes/mailtm/index.js';
@@ -204,6 +206,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   if (deps.admin && deps.config.adminToken) {
     await app.register(adminRoutes, { deps, admin: deps.admin, token: deps.config.adminToken });
     await app.register(adminPageRoutes, { deps });
+    if (deps.sandboxes) await app.register(adminSandboxRoutes, { deps, sandboxes: deps.sandboxes, token: deps.config.adminToken });
   }
   // Only the routes that set or read the session cookie parse cookies on every
   // request; the others read the `jwt` cookie when they need it (auth.ts).
@@ -211,6 +214,8 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     await scope.register(cookie, { secret: deps.sessionSecret, hook: 'onRequest' });
     await scope.register(addressRoutes, { deps });
     await scope.register(sessionRoutes, { deps });
+    // POST /api/sandbox/token sets the jwt and session_id cookies as POST /api/new_address does.
+    if (deps.sandboxes) await scope.register(sandboxRoutes, { deps, sandboxes: deps.sandboxes });
   });
   return app;
 }

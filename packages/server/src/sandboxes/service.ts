@@ -49,8 +49,6 @@ export interface SandboxesService extends SandboxService {
   current(id: number): Promise<Sandbox | undefined>;
   /** Stores one message captured by SMTP (smtp/sink.ts). */
   capture(sandbox: Pick<Sandbox, 'id'>, message: MessageBuffer, envelope: SandboxEnvelope, client: string, trace: CaptureTrace): Promise<string>;
-  /** A JWT of the sandbox's address: every /api route of an address then works on it. */
-  token(sandbox: Sandbox): Promise<string>;
   /** SANDBOXES at start-up: creates each, or sets its password (its mail and limits are kept). */
   apply(list: { name: string; password: string }[]): Promise<Sandbox[]>;
 }

@@ -79,4 +79,6 @@ export interface SandboxService {
    * Applies the sandbox's quota (oldest removed). Resolves to the new mail's uuid.
    */
   store(sandbox: Sandbox, raw: Buffer, envelope: SandboxEnvelope, meta: { remoteAddress: string }): Promise<string>;
+  /** A JWT of the sandbox's address: every /api route of an address then works on the sandbox (POST /api/sandbox/token). */
+  token(sandbox: Sandbox): Promise<string>;
 }

@@ -4,6 +4,8 @@ import { NewAddressBody, NewAddressResponse, Paths, SettingsResponse, SuccessRes
 import type { HttpDeps } from '../deps.js';
 import { authenticate, clearJwtCookie, credentialOf, jwtCookieIs, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { errorResponse } from '../errors.js';
+import { forbidden } from '../../domain/errors.js';
+import { isSandboxAddress } from '../../domain/sandboxes.js';
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
@@ -72,12 +74,14 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
           'When the `jwt` cookie held the deleted address\'s JWT, it moves to the address the browser session now has active (as POST /api/switch_address would, `session_id` rotated), or is cleared when the session has none left.',
         tags: ['addresses'],
         security: bearer,
-        response: { 200: SuccessResponse, 401: unauthorizedResponse, 429: rateLimited },
+        response: { 200: SuccessResponse, 401: unauthorizedResponse, 403: errorResponse("A sandbox's token: its inbox is deleted with the sandbox."), 429: rateLimited },
       },
     },
     async (request, reply) => {
       const token = credentialOf(request);
       const address = await mail.authenticate(token);
+      // A sandbox's address goes with its sandbox, which only the operators delete.
+      if (isSandboxAddress(address.address)) throw forbidden("A sandbox's inbox cannot be deleted with its token: clear its mail with POST /api/clear_inbox, or ask the operators to delete the sandbox.");
       await mail.deleteAddress(address.id);
       // A browser whose cookie named the deleted address would otherwise get 401 on every
       // request while its session lists another address as active (docs/decisions.md "Sessions").

@@ -28,6 +28,8 @@ export const toItem = (m: MailSummary): MailListItem => ({
   created_at: new Date(m.createdAt).toISOString(),
   message_id: m.messageId,
   seen: m.seen,
+  // A sandbox's mail: its envelope's recipients (one mail stands for all of them).
+  ...(m.envelope ? { recipients: m.envelope.to } : {}),
 });
 
 /**
@@ -35,7 +37,14 @@ export const toItem = (m: MailSummary): MailListItem => ({
  * serialised (a JSON object of the other fields), joined without parsing it again.
  */
 function parsedMailBody(m: MailSummary, content: Buffer): Buffer {
-  const own = JSON.stringify({ id: m.id, uuid: m.uuid, message_id: m.messageId, created_at: new Date(m.createdAt).toISOString(), seen: m.seen });
+  const own = JSON.stringify({
+    id: m.id,
+    uuid: m.uuid,
+    message_id: m.messageId,
+    created_at: new Date(m.createdAt).toISOString(),
+    seen: m.seen,
+    ...(m.envelope ? { recipients: m.envelope.to } : {}),
+  });
   return Buffer.concat([Buffer.from(`${own.slice(0, -1)},`), content.subarray(1)]);
 }
 
