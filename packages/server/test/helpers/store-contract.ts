@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { AddressRecord, MailBody, MailSummary, NewMail, Store } from '../../src/storage/store.js';
 import { WEBHOOK_CASES } from './webhook-store-contract.js';
+import { SANDBOX_CASES } from './sandbox-store-contract.js';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -24,7 +25,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: { skip?
       current = undefined;
       if (c) await c.cleanup();
     });
-    for (const [caseName, run] of [...CASES, ...WEBHOOK_CASES]) {
+    for (const [caseName, run] of [...CASES, ...WEBHOOK_CASES, ...SANDBOX_CASES]) {
       it(caseName, { skip }, async () => {
         assert.ok(current, 'the factory did not produce a store');
         await run(current.store);
