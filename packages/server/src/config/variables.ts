@@ -122,8 +122,8 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     },
   },
   { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'Domains mail is accepted for; the first is the default for new addresses.', set: (c, r) => (c.mailDomains = domains(r)) },
-  { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.jwtSecret = secret(r)) },
-  { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.sessionSecret = secret(r)) },
+  { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters, 6+ different, no pattern', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.jwtSecret = secret(r)) },
+  { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters, 6+ different, no pattern', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.sessionSecret = secret(r)) },
   {
     name: 'TURNSTILE_SECRET_KEY',
     default: '(unset)',
@@ -203,7 +203,8 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
       name: `RATE_LIMIT_${route}`,
       default: `${rule.max}/${rule.windowSeconds}`,
       accepts: '<max>/<seconds>, or 0',
-      description: `Per-IP limit of ${route.toLowerCase().replace(/_/g, ' ')} requests; 0 disables it.`,
+      // A request with the right admin token is never counted (routes/admin.ts).
+      description: route === 'ADMIN' ? 'Per-IP limit of requests with a wrong admin token (the right one always works); 0 disables it.' : `Per-IP limit of ${route.toLowerCase().replace(/_/g, ' ')} requests; 0 disables it.`,
       set: (c, r) => (c.rateLimits[route as RateLimitRoute] = parseRateLimit(r)),
     }),
   ),
@@ -246,7 +247,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
   {
     name: 'ADMIN_TOKEN',
     default: '(unset = no admin)',
-    accepts: '32+ printable ASCII characters, no spaces',
+    accepts: '32+ printable ASCII characters, no spaces, 6+ different, no pattern',
     description: 'Enables the operators\' admin: /api/admin/* and the page at /admin, for requests with "Authorization: Bearer <this token>" (docs/deploy.md "Admin"). Unset, both are 404.',
     set: (c, r) => {
       // It travels in an HTTP header: visible ASCII only.
