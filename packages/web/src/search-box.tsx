@@ -14,8 +14,21 @@ export interface Found {
 
 const DEBOUNCE_MS = 250;
 
-/** Words as the server splits them: letters and digits, case and accents aside. */
-export const wordsOf = (q: string) => (q.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 8);
+/** A field term (from:, is:unread, …) or a negated one: nothing of it is marked. */
+const NOT_MARKED = /^(-|(from|to|subject|has|is|before|after):)/i;
+
+/** The free words as the server splits them: letters and digits, case and accents aside. */
+export const wordsOf = (q: string) =>
+  (
+    q
+      .split(/\s+/)
+      .filter((t) => !NOT_MARKED.test(t))
+      .join(' ')
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  ).slice(0, 8);
 
 export function SearchBox(props: { onFound: (found: Found | undefined) => void; onError: (message: string) => void }) {
   const { onFound, onError } = props;
@@ -44,6 +57,7 @@ export function SearchBox(props: { onFound: (found: Found | undefined) => void; 
       class="search"
       aria-label={s.searchLabel}
       placeholder={s.searchPlaceholder}
+      title={s.searchHelp}
       maxLength={200}
       value={query}
       onInput={(e) => setQuery((e.target as HTMLInputElement).value)}

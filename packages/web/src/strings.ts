@@ -83,6 +83,8 @@ export const s = {
   found: (n: number) => `${count(n)} found`,
   searchLabel: 'Search this inbox',
   searchPlaceholder: 'Search',
+  /** The search field's tooltip: the syntax of docs/api.md "Search". */
+  searchHelp: 'Words, "a phrase", from:, to:, subject:, has:attachment, is:unread, is:read, after:2024-05-01, before:2024-05-01; put - before a term to leave it out.',
   clear: 'Clear',
   confirmClear: 'Delete every mail of this address?',
   noMatch: (query: string) => `Nothing in this inbox matches “${query}”.`,
