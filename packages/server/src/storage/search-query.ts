@@ -51,6 +51,7 @@ const FIELDS = new Set(['from', 'to', 'subject', 'has', 'is', 'before', 'after']
 /** Every term's words and filters, or a reason that a person can act on (a 400's text). */
 export function parseSearchQuery(query: string): SearchParse {
   const terms: SearchTerm[] = [];
+  const seen = new Set<string>();
   let i = 0;
   const n = query.length;
   const space = (c: string | undefined) => c !== undefined && /\s/u.test(c);
@@ -82,7 +83,11 @@ export function parseSearchQuery(query: string): SearchParse {
     }
     const term = field === undefined ? wordsTerm(value, quoted, negated) : fieldTerm(field, value, negated);
     if (typeof term === 'string') return { ok: false, reason: term };
-    if (term) terms.push(term);
+    // The same term twice asks nothing more: it is kept once (and counted once).
+    if (term && !seen.has(JSON.stringify(term))) {
+      seen.add(JSON.stringify(term));
+      terms.push(term);
+    }
   }
   const count = terms.reduce((sum, t) => sum + (t.kind === 'words' ? t.words.length : 1), 0);
   if (count > MAX_SEARCH_TERMS) {

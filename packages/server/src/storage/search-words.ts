@@ -3,8 +3,7 @@
 // lower-cased, without accents (é is e). Everything else separates words, so
 // "alice@example.com" is found by "alice", "example" or "com".
 
-/** Words of a search, at most this many and this long (longer ones are cut). */
-export const MAX_SEARCH_WORDS = 8;
+/** Longest word of a search (a longer one is cut); how many a search may have is search-query.ts's MAX_SEARCH_TERMS. */
 export const MAX_SEARCH_WORD_CHARS = 64;
 
 export function searchWords(text: string): string[] {
@@ -31,9 +30,4 @@ export function uniqueSearchWords(text: string): string[] {
 /** A mail's words for the index: each once, in its address's namespace. */
 export function indexWords(addressId: number, text: string): string[] {
   return uniqueSearchWords(text).map((w) => indexWord(addressId, w));
-}
-
-/** The words of a query, bounded; each matches words that start with it. */
-export function queryWords(query: string): string[] {
-  return [...new Set(searchWords(query).map((w) => w.slice(0, MAX_SEARCH_WORD_CHARS)))].slice(0, MAX_SEARCH_WORDS);
 }
