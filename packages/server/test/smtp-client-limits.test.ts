@@ -218,7 +218,7 @@ describe('smtp: DISK_MIN_FREE', () => {
   });
 
   it('0 turns the check off; the default leaves a disk with room alone', async () => {
-    for (const env of [{ DISK_MIN_FREE: '0' }, {}]) {
+    for (const env of [{ DISK_MIN_FREE: '0' }, {}] as Record<string, string>[]) {
       const server = await start(env);
       const health = await client(server)('/health_check');
       assert.equal(health.json.storage, 'ok');

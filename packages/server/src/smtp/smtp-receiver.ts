@@ -12,13 +12,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
-import { clientKey, type WindowLimiter } from '../limits/window-limiter.js';
+import { clientKey } from '../limits/window-limiter.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
 import { countGarbage, endOfMessage } from '../memory/young-garbage.js';
 import type { MailService, Recipient } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createOpenCounter } from '../limits/open-counter.js';
-import { networkMatcher } from '../limits/networks.js';
+import { BUDGET_EXCEEDED, createClientLimits, SHARE_EXCEEDED, type SmtpLimits, type StorageGate } from './client-limits.js';
 import { watchDataRate, type DataRateWatch } from './data-rate.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
@@ -63,27 +63,12 @@ export interface SmtpOptions {
   /** Sessions that send no mail (command-guard.ts): time to send a whole command, and commands that move no mail (0: no limit). */
   commandTimeoutMs: number;
   maxJunkCommands: number;
-  /** Per client and window; absent = no limit. */
-  limits: {
-    messages?: WindowLimiter | undefined;
-    recipients?: WindowLimiter | undefined;
-    bytes?: WindowLimiter | undefined;
-    /** Catch-all addresses nobody created yet, per recipient accepted. */
-    newAddresses?: WindowLimiter | undefined;
-    /** Message bytes per client and day. */
-    dailyBytes?: WindowLimiter | undefined;
-  };
+  /** Per client and window (client-limits.ts); absent = no limit. */
+  limits: SmtpLimits;
   /** The store's free space (DISK_MIN_FREE): not 'ok', MAIL FROM gets 452 4.3.1; a delivery that failed is told. */
   storage?: StorageGate | undefined;
   /** SMTP AUTH in sink mode (auth.ts); absent: AUTH is never offered. */
   auth?: SmtpAuthOptions | undefined;
-}
-
-/** What the receiver knows of the store's disk, wired in server.ts. */
-export interface StorageGate {
-  level(): Promise<'ok' | 'low' | 'full'>;
-  /** A delivery failed with this error (a full disk is noted). */
-  failed(err: unknown): void;
 }
 
 /**
@@ -98,10 +83,6 @@ const BLOCKED = {
   domain: "Mail from this sender's domain is refused here",
   ip: 'Mail from your IP address is refused here',
 } as const;
-
-/** The 421 of a message that does not fit the in-flight budget, or its client's share of it. */
-const BUDGET_EXCEEDED = ['4.3.1', 'Too much mail in progress here; try again in a few minutes'] as const;
-const SHARE_EXCEEDED = ['4.7.0', 'Too much mail in progress from your address; try again in a few minutes'] as const;
 
 /** Refused recipients answered at once; later ones are slowed down (a typo is fine, probing is not). */
 export const BAD_RECIPIENTS_FREE = 3;
@@ -126,7 +107,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   const sessions = new Map<string, SessionState>();
   const perClient = createOpenCounter(opts.maxClientsPerIp);
   const budget = createInflightBudget(opts.inflightBytes, opts.clientInflightBytes);
-  const trusted = networkMatcher(opts.trustedNetworks);
+  const clients = createClientLimits({ trustedNetworks: opts.trustedNetworks, budget, limits: opts.limits, storage: opts.storage });
+  const trusted = clients.trusted;
   const commands = createCommandGuard({ commandTimeoutMs: opts.commandTimeoutMs, maxJunkCommands: opts.maxJunkCommands });
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
@@ -173,24 +155,6 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       c.send(code, message);
       if (code !== 421) c.close();
     }
-  };
-
-  /** Takes a message's bytes from the client's budgets of the window and of the day: the refusal of the first that is spent. */
-  const chargeBytes = async (client: string, size: number) => {
-    const [window, day] = await Promise.all([opts.limits.bytes?.consume(client, size), opts.limits.dailyBytes?.consume(client, size)]);
-    if (window) return reply(452, '4.7.0', `Too many bytes from your address; try again in ${window} seconds`);
-    if (day) return reply(452, '4.7.0', `Your address has sent its bytes for today; try again in ${day} seconds`);
-    return undefined;
-  };
-
-  /** Why MAIL FROM cannot start a transaction now (each a condition that passes), or undefined. */
-  const mailFromRefusal = async (session: SMTPServerSession) => {
-    const client = clientKey(session.remoteAddress);
-    if (!trusted(session.remoteAddress) && budget.clientFull(client)) return reply(452, '4.7.0', 'Too much mail in progress from your address; try again in a few minutes');
-    if (opts.storage && (await opts.storage.level()) !== 'ok') return reply(452, '4.3.1', 'Insufficient storage here; try again later');
-    const wait = await opts.limits.dailyBytes?.peek(client);
-    if (wait) return reply(452, '4.7.0', `Your address has sent its bytes for today; try again in ${wait} seconds`);
-    return undefined;
   };
 
   // Authenticated sessions (sink mode): their hooks live in sink.ts.
@@ -248,7 +212,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
       const limiter = opts.limits.messages;
       const admit = () => {
-        mailFromRefusal(session)
+        clients
+          .mailFromRefusal(session.remoteAddress)
           .then(async (refusal) => {
             if (refusal) return callback(refusal);
             const wait = limiter ? await limiter.consume(clientKey(session.remoteAddress)) : 0;
@@ -336,10 +301,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       // Every byte of DATA read, kept or not: an oversize message costs its sender's byte budgets too.
       let read = 0;
       let closed = false;
-      const charge = () => {
-        void opts.limits.bytes?.consume(client, read).catch(() => 0);
-        void opts.limits.dailyBytes?.consume(client, read).catch(() => 0);
-      };
+      const charge = () => clients.chargeRead(client, read);
       s.rate = watchDataRate({ minRate: opts.dataMinRate, windowMs: opts.dataRateWindowMs }, (bytes) => {
         if (closed) return;
         closed = true;
@@ -404,7 +366,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
           }
         }
         const sender = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-        chargeBytes(client, Math.max(1, message.size))
+        clients
+          .chargeBytes(client, Math.max(1, message.size))
           .then((refusal) => {
             if (refusal) {
               metrics?.smtpMessage('deferred');
