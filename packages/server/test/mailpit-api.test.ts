@@ -180,7 +180,7 @@ describe('Mailpit-compatible API: the mailpit-api client, unchanged', () => {
   it('sets read status by IDs, by search and for all', async () => {
     const ids = (await client.listMessages()).messages.map((m) => m.ID);
     await client.setReadStatus({ IDs: [ids[0]!], Read: true });
-    assert.equal((await client.getMessageSummary(ids[0]!)).Read, true);
+    assert.equal((await client.getMessageSummary(ids[0]!) as unknown as { Read: boolean }).Read, true);
     assert.equal(await client.setReadStatus({ Read: false }), 'ok');
     assert.equal((await client.listMessages()).unread, 3);
     await client.setReadStatus({ Search: 'subject:first', Read: true });

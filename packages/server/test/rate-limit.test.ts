@@ -161,6 +161,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
   // (127.0.0.2), which has a budget of its own. A route added to RATE_LIMIT_ROUTES without a
   // case here fails the type check and the test.
   const MAX = 3;
+  const SANDBOX_BASIC = `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}`;
   const SETUP = { localAddress: '127.0.0.2' };
   const attached = message({ Subject: 'with a file', 'MIME-Version': '1.0', 'Content-Type': 'multipart/mixed; boundary="b"' }, `--b\r\nContent-Type: text/plain\r\n\r\nsee the file\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename="f.bin"\r\n\r\n${Buffer.from('file bytes').toString('base64')}\r\n--b--\r\n`);
 
@@ -332,6 +333,28 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assertLimitedMailtm(await request(server.httpUrl, '/mailtm/me', { headers: { authorization: `Bearer ${token}` } }));
         assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: token }), 'our own list has its own budget');
       },
+    },
+    MAILPIT: {
+      // Every /mailpit route shares one budget, counted before the Basic credentials are checked.
+      env: { SANDBOXES: 'rl-box:rl-box-secret' },
+      send: (server, _ctx, i) =>
+        i < MAX
+          ? request(server.httpUrl, ['/mailpit/api/v1/info', '/mailpit/api/v1/messages', '/mailpit/api/v1/tags'][i]!, { headers: { authorization: SANDBOX_BASIC } })
+          : request(server.httpUrl, '/mailpit/api/v1/send', { body: { From: { Email: 'a@example.com' }, To: [{ Email: 'b@example.org' }], Subject: 'refused' }, headers: { authorization: SANDBOX_BASIC } }),
+      ok: (res) => assert.equal(res.status, 200, res.text),
+      noEffect: async (server) => {
+        const list = await request(server.httpUrl, '/mailpit/api/v1/messages', { headers: { authorization: SANDBOX_BASIC }, ...SETUP });
+        assert.equal(list.json.total, 0, 'the refused send stored nothing');
+      },
+    },
+    MAILHOG: {
+      env: { SANDBOXES: 'rl-box:rl-box-secret' },
+      send: (server, _ctx, i) => request(server.httpUrl, '/mailhog/api/v2/messages', { headers: { authorization: i < MAX ? SANDBOX_BASIC : 'Basic x' } }),
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.total, 0);
+      },
+      noEffect: async (server) => assertOk(await request(server.httpUrl, '/mailpit/api/v1/info', { headers: { authorization: SANDBOX_BASIC } }), "the Mailpit API's budget is its own"),
     },
     MAILTM_DOWNLOAD: {
       // A message's source, its .eml and its attachments: a budget apart from mail.tm's polling quota.

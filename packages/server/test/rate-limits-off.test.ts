@@ -17,6 +17,8 @@ const TIGHT = {
   CHALLENGE: 'pow',
   ADMIN_TOKEN,
   WEBHOOK_ALLOW_PRIVATE: 'true',
+  // A sandbox for the Mailpit- and MailHog-compatible APIs.
+  SANDBOXES: 'rl-box:rl-box-secret',
   ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((route) => [`RATE_LIMIT_${route}`, '2/60'])),
   SMTP_RATE_MESSAGES: '2/60',
   SMTP_RATE_RECIPIENTS: '2/60',
@@ -125,6 +127,8 @@ describe('RATE_LIMITS=off', () => {
         MAILTM_ACCOUNTS: (i) => mailtmAccount(`mt-new-${i}`, CLIENT),
         MAILTM: () => request(server.httpUrl, '/mailtm/domains', { localAddress: CLIENT }),
         MAILTM_DOWNLOAD: (i) => get([`/mailtm/sources/${uuid}`, `/mailtm/messages/${uuid}/download`, `/mailtm/messages/${uuid}/attachment/ATTACH000001`][i]!, { jwt: undefined, headers: { authorization: `Bearer ${main.jwt}` } }),
+        MAILPIT: () => get('/mailpit/api/v1/info', { jwt: undefined, headers: { authorization: `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}` } }),
+        MAILHOG: () => get('/mailhog/api/v2/messages', { jwt: undefined, headers: { authorization: `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}` } }),
         WEBHOOK: (i) => [() => get('/api/webhook', { method: 'PUT', body: { url: 'http://127.0.0.1:8081/hook' } }), () => get('/api/webhook'), () => get('/api/webhook/deliveries')][i]!(),
       };
       assert.deepEqual(Object.keys(routes).sort(), Object.keys(RATE_LIMIT_ROUTES).sort(), 'every rate-limited route is exercised');
