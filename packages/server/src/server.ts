@@ -116,7 +116,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const blocks = createBlockList(store, { logger });
     // Webhooks: the mail service queues each mail's deliveries in its own transaction and
     // wakes this node's dispatcher, which sends them; stopped before the store closes.
-    const webhookTuning: WebhookTuning = { ...WEBHOOK_DEFAULTS, backoff: exponentialBackoff(), lookup: dnsLookup(), ...opts.webhooks };
+    const webhookTuning: WebhookTuning = { ...WEBHOOK_DEFAULTS, backoff: exponentialBackoff(), timeoutHold: exponentialBackoff(30_000, 1_800_000), lookup: dnsLookup(), ...opts.webhooks };
     const operatorWebhook = config.webhookUrl && config.webhookSecret ? { url: config.webhookUrl, secret: config.webhookSecret } : undefined;
     const dispatcher = createDispatcher({ ...webhookTuning, store, logger, metrics, now, allowPrivate: config.webhookAllowPrivate, operator: operatorWebhook });
     cleanups.unshift(() => dispatcher.stop());

@@ -83,6 +83,7 @@ async function withCase(run: (c: Case) => Promise<void>): Promise<void> {
           timeoutMs: 5000,
           retryForMs: 24 * 3_600_000,
           backoff: exponentialBackoff(),
+          timeoutHold: exponentialBackoff(30_000, 1_800_000),
           concurrency: 16,
           leaseMs: 60_000,
           pollMs: 60_000,

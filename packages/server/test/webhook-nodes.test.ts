@@ -152,7 +152,7 @@ describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
 });
 
 describe('the PostgreSQL outbox claimed by two nodes at once', () => {
-  it('never hands a delivery to two claimers: 300 deliveries, eight claimers on two connection pools racing, each claimed exactly once', { skip }, async () => {
+  it('never hands a delivery to two claimers, nor two of one webhook at once: 300 deliveries, eight claimers on two connection pools racing, each claimed exactly once', { skip }, async () => {
     const schema = `whrace_${process.pid}_${randomBytes(4).toString('hex')}`;
     const nodeA = await openPostgresStore(PG_URL, { schema });
     const nodeB = await openPostgresStore(PG_URL, { schema });
@@ -182,6 +182,9 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
         );
       }
       const claimedBy = new Map<number, string>();
+      /** Webhooks with an attempt in flight (claimed, not yet finished), and whose it is. */
+      const inFlight = new Map<number, string>();
+      let overlaps = 0;
       const claimer = async (store: typeof nodeA, owner: string) => {
         for (let empty = 0; empty < 3; ) {
           const got = await store.claimDeliveries({ owner, now: now + 1, leaseMs: 600_000, limit: 7, busyWebhooks: [], operator: true });
@@ -192,13 +195,24 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
           for (const d of got) {
             assert.equal(claimedBy.get(d.id), undefined, `delivery ${d.id} claimed by ${claimedBy.get(d.id)} and ${owner}`);
             claimedBy.set(d.id, owner);
+            if (d.webhookId !== null) {
+              if (inFlight.has(d.webhookId)) overlaps++;
+              inFlight.set(d.webhookId, owner);
+            }
+          }
+          // A moment in flight, as an attempt is, so that others claim meanwhile.
+          await new Promise((resolve) => setImmediate(resolve));
+          for (const d of got) {
+            // Out of the map before the finish: its webhook is free only once that has committed.
+            if (d.webhookId !== null) inFlight.delete(d.webhookId);
             // Done at once, as after a 2xx: the next delivery of its webhook can be claimed.
-            assert.equal(await store.finishDelivery(owner, d.id, { webhookId: d.webhookId, addressId: d.addressId, mailUuid: d.mail.uuid, url: d.url ?? 'op', attempt: 1, at: now, outcome: 'delivered', status: 200, durationMs: 1, error: null, nextAt: null }), true);
+            assert.equal(await store.finishDelivery(owner, d.id, { webhookId: d.webhookId, addressId: d.addressId, mailUuid: d.mail.uuid, url: d.url ?? 'op', attempt: 1, at: now, outcome: 'delivered', status: 200, durationMs: 1, error: null, nextAt: null }, { notBefore: 0, timeouts: 0 }), true);
           }
         }
       };
       await Promise.all([0, 1, 2, 3].flatMap((i) => [claimer(nodeA, `a${i}`), claimer(nodeB, `b${i}`)]));
       assert.equal(claimedBy.size, 600, 'every delivery claimed, once');
+      assert.equal(overlaps, 0, 'never two attempts in flight to one webhook, on either node');
       const owners = new Set(claimedBy.values());
       assert.ok([...owners].some((o) => o.startsWith('a')) && [...owners].some((o) => o.startsWith('b')), 'both nodes took part');
       assert.equal(await nodeA.nextDeliveryAt(true, 0), undefined, 'nothing left');

@@ -20,7 +20,7 @@ import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 
 const PRIVATE = { WEBHOOK_ALLOW_PRIVATE: 'true' };
 /** Retries 50 ms apart, so a test sees several within a second. */
-const FAST: Partial<WebhookTuning> = { backoff: () => 50, pollMs: 200 };
+const FAST: Partial<WebhookTuning> = { backoff: () => 50, timeoutHold: () => 50, pollMs: 200 };
 
 const receivers: Receiver[] = [];
 const servers: TestServer[] = [];

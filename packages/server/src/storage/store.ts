@@ -190,13 +190,23 @@ export interface ClaimedDelivery {
   /** The address's webhook's URL and secret; null for the operator's. */
   url: string | null;
   secret: string | null;
-  /** Attempts made so far. */
+  /** Attempts started before this one (counted when claimed: one that never finished counts too). */
   attempts: number;
+  /** Its webhook's latest attempts in a row that timed out (0 for the operator's). */
+  timeouts: number;
   /** When it was queued (the mail's arrival): retries stop a fixed time after it. */
   createdAt: number;
   addressId: number;
   /** The mail's list fields (also when its owner has deleted it since). */
   mail: WebhookMail;
+}
+
+/** What finishDelivery leaves on the delivery's webhook (not the operator's) for its next attempt. */
+export interface WebhookRelease {
+  /** No attempt of the webhook starts before this (0: at once); after time-outs, a hold. */
+  notBefore: number;
+  /** Its attempts in a row that timed out, this one included. */
+  timeouts: number;
 }
 
 export type WebhookOutcome = 'delivered' | 'failed' | 'gave_up';
@@ -234,21 +244,30 @@ export interface WebhookStore {
   deleteWebhook(addressId: number): Promise<boolean>;
   /**
    * Leases up to `limit` deliveries due at `now` (next attempt reached, no live lease) to
-   * `owner` until now + leaseMs, oldest due first: at most one per webhook, none of
-   * `busyWebhooks` (held by this node already), the operator's only with `operator`.
-   * Two callers never get the same delivery while its lease lasts.
+   * `owner`, and counts each as an attempt started. Webhooks take turns: the earliest due
+   * delivery of each webhook that may start one (none in flight on any node, no hold
+   * running), the webhook served longest ago first (a new one counts as served when it
+   * was set), the operator's (only with `operator`, all of them, not one at a time) by
+   * due time among them; none of `busyWebhooks` (held by this node already). A claimed
+   * delivery's webhook is leased with it, so no caller starts another attempt to it until
+   * that one is finished or its lease runs out. The lease lasts leaseMs doubled for each
+   * attempt the delivery had before (at most 64 times): one whose attempts keep ending
+   * with no record, its node gone in the middle, comes back later each time. Two callers
+   * never get the same delivery, nor deliveries of the same webhook, while a lease lasts.
    */
   claimDeliveries(claim: { owner: string; now: number; leaseMs: number; limit: number; busyWebhooks: number[]; operator: boolean }): Promise<ClaimedDelivery[]>;
   /**
    * Records an attempt of a delivery leased to `owner`: a failed one is scheduled again at
    * attempt.nextAt and its lease released; delivered or given up, it leaves the queue.
-   * The attempt is recorded even when the lease was lost (false) or the delivery is gone.
+   * Its webhook, while leased to `owner`, is released with `release`. The attempt is
+   * recorded even when the lease was lost (false) or the delivery is gone.
    */
-  finishDelivery(owner: string, deliveryId: number, attempt: WebhookAttempt): Promise<boolean>;
+  finishDelivery(owner: string, deliveryId: number, attempt: WebhookAttempt, release: WebhookRelease): Promise<boolean>;
   /**
    * When the next delivery can be claimed after `after` (the operator's only with
-   * `operator`): the earliest next attempt later than `after`, or for a leased one the end
-   * of its lease (a node that died leaves it then); undefined when none is. A delivery due
+   * `operator`): the earliest next attempt later than `after`, or for a leased one (or one
+   * whose webhook is leased or held) the end of that lease or hold (a node that died
+   * leaves it then); undefined when none is. A delivery due
    * by `after` is left out: it was due at the caller's claim, so it waits for an attempt to
    * its webhook, and the lease of that attempt is a time of its own here.
    */

@@ -1,13 +1,16 @@
 // The webhook dispatcher (docs/decisions.md "Webhooks"): one per node. It claims due
-// deliveries from the outbox with a lease, sends a few at a time, records each attempt,
-// and schedules a failed one again with exponential back-off and jitter until
-// `retryForMs` after the mail arrived, then gives up (recorded). It never holds up
-// delivery of mail: the SMTP side only queues (in the mail's transaction) and wakes it.
-// A delivery whose node died is taken by any node once its lease has run out.
+// deliveries from the outbox with a lease, webhooks taking turns and one attempt in
+// flight per webhook on all nodes, sends a few at a time, records each attempt, and
+// schedules a failed one again with exponential back-off and jitter until `retryForMs`
+// after the mail arrived, then gives up (recorded); a webhook whose attempts time out is
+// held back (timeoutHold). It never holds up delivery of mail: the SMTP side only queues
+// (in the mail's transaction) and wakes it. A claim counts the attempt before anything is
+// sent, so a delivery whose node died in the middle is taken by any node once its lease
+// (longer at each such attempt) has run out, and never sent in a tight loop.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedDelivery, WebhookOutcome, WebhookStore } from '../storage/store.js';
+import type { ClaimedDelivery, WebhookOutcome, WebhookRelease, WebhookStore } from '../storage/store.js';
 import { resolveTarget, WebhookRefusedError, type Lookup } from './guard.js';
 import { mailReceivedBody, messageId, signedHeaders } from './payload.js';
 import { postWebhook, type PostResult } from './sender.js';
@@ -20,6 +23,12 @@ export interface WebhookTuning {
   retryForMs: number;
   /** The wait after the n-th failed attempt (n = 1, 2, …), jitter included. */
   backoff: (attempt: number) => number;
+  /**
+   * How long a webhook whose latest n attempts in a row timed out (n = 1, 2, …) is held
+   * before its next one, jitter included (default 30 s doubling to 30 min): a receiver that
+   * never answers would otherwise hold a delivery slot for timeoutMs at every mail.
+   */
+  timeoutHold: (timeouts: number) => number;
   /** Deliveries in flight at once on this node (default 16). */
   concurrency: number;
   /** How long a claimed delivery is this node's before another may take it (default 60 s; well above timeoutMs). */
@@ -146,10 +155,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
     const durationMs = Math.round(performance.now() - started);
     const number = d.attempts + 1;
+    const ended = now();
+    // A webhook whose attempts run out of time is held back, all its deliveries with it.
+    const release: WebhookRelease = result.timedOut ? { timeouts: d.timeouts + 1, notBefore: ended + opts.timeoutHold(d.timeouts + 1) } : { timeouts: 0, notBefore: 0 };
     let outcome: WebhookOutcome = 'delivered';
     let nextAt: number | null = null;
     if (!result.ok) {
-      nextAt = now() + opts.backoff(number);
+      nextAt = Math.max(ended + opts.backoff(number), release.notBefore);
       outcome = nextAt > d.createdAt + opts.retryForMs ? 'gave_up' : 'failed';
       if (outcome === 'gave_up') nextAt = null;
     }
@@ -165,7 +177,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       durationMs,
       error: result.error,
       nextAt,
-    });
+    }, release);
     opts.metrics?.webhookAttempt(d.webhookId === null ? 'operator' : 'address', outcome);
     const line = { delivery: d.id, mail: d.mail.uuid, hook: d.webhookId === null ? 'operator' : 'address', attempt: number, outcome, status: result.status, error: result.error, ms: durationMs };
     // Its webhook or mail was removed meanwhile, or (a stall past the lease) another node has taken it over and may send it again.
@@ -192,7 +204,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       });
     } catch (err) {
       // The guard's and the URL check's messages are sentences meant for the owner.
-      return { status: null, ok: false, error: err instanceof WebhookRefusedError || err instanceof WebhookUrlError ? err.message : 'The request could not be made.' };
+      if (err instanceof WebhookRefusedError) return { status: null, ok: false, error: err.message, timedOut: err.timedOut };
+      return { status: null, ok: false, error: err instanceof WebhookUrlError ? err.message : 'The request could not be made.' };
     }
   }
 

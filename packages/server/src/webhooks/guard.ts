@@ -22,6 +22,10 @@ export type AddressVerdict = { allowed: true } | { allowed: false; reason: strin
 /** A target refused by the guard, or a host that could not be resolved; the message is a sentence fit for a 400. */
 export class WebhookRefusedError extends Error {
   override name = 'WebhookRefusedError';
+  /** The host name's look-up ran out of time (a slow name server holds a delivery slot as a slow receiver does). */
+  constructor(message: string, readonly timedOut = false) {
+    super(message);
+  }
 }
 
 const REASONS: Record<string, string> = {
@@ -96,7 +100,7 @@ export async function resolveTarget(target: WebhookTarget, opts: { allowPrivate:
   try {
     addresses = await lookupWithin(opts.lookup, target.host, opts.timeoutMs);
   } catch (err) {
-    if (err instanceof TimeoutError) throw new WebhookRefusedError(`The webhook host name did not resolve within ${Math.round(opts.timeoutMs / 100) / 10} s.`);
+    if (err instanceof TimeoutError) throw new WebhookRefusedError(`The webhook host name did not resolve within ${Math.round(opts.timeoutMs / 100) / 10} s.`, true);
     throw new WebhookRefusedError('The webhook host name does not resolve.');
   }
   if (addresses.length === 0) throw new WebhookRefusedError('The webhook host name does not resolve.');

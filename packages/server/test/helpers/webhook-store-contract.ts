@@ -1,9 +1,10 @@
 // The storage contract's webhook cases (store.ts WebhookStore; docs/decisions.md
 // "Webhooks"), run by store-contract.ts against every backend with its other cases:
 // webhooks per address, deliveries queued by insertMails in the mail's transaction, claims
-// with a lease (never the same delivery twice while it lasts, one per webhook, the busy
-// ones and the operator's left out on request), attempts recorded, pruning, and what
-// goes when an address, a mail or a webhook does.
+// with a lease (never the same delivery twice while it lasts, one per webhook on every
+// claimer, webhooks taking turns, a hold after time-outs, the attempt counted when
+// claimed, the busy ones and the operator's left out on request), attempts recorded,
+// pruning, and what goes when an address, a mail or a webhook does.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { AddressRecord, NewMail, Store, WebhookAttempt } from '../../src/storage/store.js';
@@ -12,6 +13,8 @@ type Case = [name: string, run: (store: Store) => Promise<void>];
 
 const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
+/** A webhook released with no hold. */
+const FREE = { notBefore: 0, timeouts: 0 };
 
 async function address(store: Store, name: string): Promise<AddressRecord> {
   const a = await store.createAddress(name, T0);
@@ -93,6 +96,7 @@ export const WEBHOOK_CASES: Case[] = [
             url: 'https://a.example/hook',
             secret: 'whsec_a',
             attempts: 0,
+            timeouts: 0,
             createdAt: T0 + 1,
             addressId: a.id,
             mail: { id: idA, uuid: withHook.uuid, source: withHook.source, address: a.address, metadata: withHook.metadata, messageId: withHook.messageId, createdAt: T0 + 1 },
@@ -103,6 +107,7 @@ export const WEBHOOK_CASES: Case[] = [
             url: null,
             secret: null,
             attempts: 0,
+            timeouts: 0,
             createdAt: T0 + 3,
             addressId: b.id,
             mail: { id: idOp, uuid: operatorToo.uuid, source: operatorToo.source, address: b.address, metadata: operatorToo.metadata, messageId: operatorToo.messageId, createdAt: T0 + 3 },
@@ -116,8 +121,8 @@ export const WEBHOOK_CASES: Case[] = [
       const taken = await claim(store, { owner: 'node-b', now: T0 + 1000 + LEASE });
       assert.deepEqual(
         taken.map((d) => d.mail.uuid),
-        [withHook.uuid, operatorToo.uuid],
-        'once the lease has run out, another node takes them over',
+        [operatorToo.uuid, withHook.uuid],
+        "once the lease has run out, another node takes them over (the operator's first now: a's webhook was served at the first claim)",
       );
     },
   ],
@@ -140,14 +145,15 @@ export const WEBHOOK_CASES: Case[] = [
       assert.deepEqual(
         (await claim(store, { limit: 2 })).map((d) => [d.webhookId, d.mail.uuid]),
         [
+          [hookB.id, b1.uuid],
           [null, a1.uuid],
-          [null, a2.uuid],
         ],
-        "the operator's are not one at a time; a's second is still behind its leased first; the limit holds",
+        "b (set at T0, never served) before the operator's (due at T0 + 1); a's second is still behind its leased first; the limit holds",
       );
       assert.deepEqual(
         (await claim(store)).map((d) => [d.webhookId, d.mail.uuid]),
-        [[hookB.id, b1.uuid]],
+        [[null, a2.uuid]],
+        "the operator's are not one at a time",
       );
       assert.deepEqual(await claim(store, { limit: 0 }), []);
     },
@@ -165,19 +171,19 @@ export const WEBHOOK_CASES: Case[] = [
       const [d1] = await claim(store, { busyWebhooks: [hookB.id] });
       assert.equal(d1!.mail.uuid, m1.uuid);
       const failed = attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m1.uuid, outcome: 'failed', status: 500, error: 'The receiver answered 500.', nextAt: T0 + 5000 });
-      assert.equal(await store.finishDelivery('node-b', d1!.id, failed), false, 'not the lease holder');
-      assert.equal(await store.finishDelivery('node-a', d1!.id, failed), true);
+      assert.equal(await store.finishDelivery('node-b', d1!.id, failed, FREE), false, 'not the lease holder');
+      assert.equal(await store.finishDelivery('node-a', d1!.id, failed, FREE), true);
       assert.equal(await store.nextDeliveryAt(false, T0), T0 + 2, 'm2 is due before the retry of m1');
       assert.equal(await store.nextDeliveryAt(false, T0 + 3), T0 + 5000, "past what is due by then (m2, b's mail), the retry of m1 is next");
       const [d2] = await claim(store, { now: T0 + 4999, busyWebhooks: [hookB.id] });
       assert.equal(d2!.mail.uuid, m2.uuid, 'm1 is not due again before its next attempt');
-      assert.equal(await store.finishDelivery('node-a', d2!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m2.uuid, at: T0 + 4999 })), true);
+      assert.equal(await store.finishDelivery('node-a', d2!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m2.uuid, at: T0 + 4999 }), FREE), true);
       const [again] = await claim(store, { now: T0 + 5000, busyWebhooks: [hookB.id] });
       assert.deepEqual([again!.mail.uuid, again!.attempts], [m1.uuid, 1], 'the retry, with its attempt count');
       const gaveUp = attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m1.uuid, attempt: 2, at: T0 + 5000, outcome: 'gave_up', status: null, error: 'No answer within 5 s.' });
-      assert.equal(await store.finishDelivery('node-a', again!.id, gaveUp), true);
+      assert.equal(await store.finishDelivery('node-a', again!.id, gaveUp, FREE), true);
       assert.deepEqual(await claim(store, { now: T0 + 10 * LEASE, busyWebhooks: [hookB.id] }), [], 'nothing of a is left');
-      assert.equal(await store.finishDelivery('node-a', again!.id, gaveUp), false, 'a finished delivery is gone');
+      assert.equal(await store.finishDelivery('node-a', again!.id, gaveUp, FREE), false, 'a finished delivery is gone');
 
       const listed = await store.listWebhookAttempts(a.id, 10);
       assert.deepEqual(
@@ -206,14 +212,14 @@ export const WEBHOOK_CASES: Case[] = [
       const ma = newMail(a, T0 + 1, { operatorWebhook: true });
       await store.insertMails([ma]);
       const [d] = await claim(store, { operator: false });
-      await store.finishDelivery('node-a', d!.id, attempt({ webhookId: hookA.id, addressId: a.id, mailUuid: ma.uuid, outcome: 'failed', status: 503, nextAt: T0 + 2000 }));
+      await store.finishDelivery('node-a', d!.id, attempt({ webhookId: hookA.id, addressId: a.id, mailUuid: ma.uuid, outcome: 'failed', status: 503, nextAt: T0 + 2000 }), FREE);
       assert.equal((await store.listWebhookAttempts(a.id, 10)).length, 1);
       assert.equal(await store.deleteAddress(a.id), true);
       assert.equal(await store.getWebhook(a.id), undefined);
       assert.deepEqual(await claim(store, { now: T0 + 3000 }), [], "a's deliveries, its own and the operator's, went with its mail");
       assert.deepEqual(await store.listWebhookAttempts(a.id, 10), []);
       assert.equal(
-        await store.finishDelivery('node-a', d!.id, attempt({ webhookId: hookA.id, addressId: a.id, mailUuid: ma.uuid })),
+        await store.finishDelivery('node-a', d!.id, attempt({ webhookId: hookA.id, addressId: a.id, mailUuid: ma.uuid }), FREE),
         false,
         'an attempt that ends after its address was deleted records nothing and fails nothing',
       );
@@ -246,8 +252,8 @@ export const WEBHOOK_CASES: Case[] = [
         claimed.map((d) => d.mail.uuid),
         [m.uuid],
       );
-      await store.finishDelivery('node-a', claimed[0]!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m.uuid, at: T0 + 100 }));
-      await store.finishDelivery('node-a', claimed[0]!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m.uuid, at: T0 + 200 }));
+      await store.finishDelivery('node-a', claimed[0]!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m.uuid, at: T0 + 100 }), FREE);
+      await store.finishDelivery('node-a', claimed[0]!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m.uuid, at: T0 + 200 }), FREE);
       assert.deepEqual(await store.pruneWebhooks({ attemptsBefore: T0 + 150, queuedBefore: T0, now: T0 + 1000 }), { attempts: 1, deliveries: 0 });
       assert.deepEqual(
         (await store.listWebhookAttempts(a.id, 10)).map((x) => x.at),
@@ -257,6 +263,81 @@ export const WEBHOOK_CASES: Case[] = [
       assert.equal(await store.nextDeliveryAt(false, T0), undefined);
       assert.deepEqual(await store.pruneWebhooks({ attemptsBefore: 0, queuedBefore: T0 + 2, now: T0 + 1000 }), { attempts: 0, deliveries: 1 });
       assert.equal(await store.nextDeliveryAt(true, T0), undefined);
+    },
+  ],
+  [
+    'claimDeliveries: webhooks take turns, the one served longest ago first, not the oldest delivery first',
+    async (store) => {
+      const [a, b, c] = [await address(store, 'turn-a@example.com'), await address(store, 'turn-b@example.com'), await address(store, 'turn-c@example.com')];
+      await store.putWebhook(a.id, 'https://a.example/', 'whsec_a', T0);
+      await store.putWebhook(b.id, 'https://b.example/', 'whsec_b', T0);
+      await store.putWebhook(c.id, 'https://c.example/', 'whsec_c', T0 + 1);
+      // a has a backlog of three older mails; b and c one newer mail each.
+      const [a1, a2, a3] = [newMail(a, T0 + 1), newMail(a, T0 + 2), newMail(a, T0 + 3)];
+      const [b1, c1] = [newMail(b, T0 + 10), newMail(c, T0 + 20)];
+      await store.insertMails([a1, a2, a3, b1, c1]);
+      const order: string[] = [];
+      for (let at = T0 + 1000; order.length < 5; at += 1000) {
+        const got = await claim(store, { now: at, limit: 1, operator: false });
+        assert.equal(got.length, 1, `one due at ${at - T0}`);
+        order.push(got[0]!.mail.uuid);
+        await store.finishDelivery('node-a', got[0]!.id, attempt({ webhookId: got[0]!.webhookId, addressId: got[0]!.addressId, mailUuid: got[0]!.mail.uuid, at }), FREE);
+      }
+      const name = new Map([a1, a2, a3, b1, c1].map((m, i) => [m.uuid, ['a1', 'a2', 'a3', 'b1', 'c1'][i]!]));
+      assert.deepEqual(
+        order.map((u) => name.get(u)),
+        ['a1', 'b1', 'c1', 'a2', 'a3'],
+        "a's backlog waits its turn: after a1, b and c (served longer ago) go first",
+      );
+    },
+  ],
+  [
+    "claimDeliveries: while a webhook's attempt is leased to one claimer, no claimer gets another of its deliveries; finishDelivery releases it, and a hold after a time-out keeps it back until its end",
+    async (store) => {
+      const a = await address(store, 'held-a@example.com');
+      const hook = await store.putWebhook(a.id, 'https://a.example/', 'whsec_a', T0);
+      const [m1, m2] = [newMail(a, T0 + 1), newMail(a, T0 + 2)];
+      await store.insertMails([m1, m2]);
+      const [d1] = await claim(store, { operator: false });
+      assert.equal(d1!.mail.uuid, m1.uuid);
+      assert.deepEqual(await claim(store, { owner: 'node-b', operator: false }), [], "m2 waits for m1's attempt, on any node");
+      assert.equal(await store.nextDeliveryAt(false, T0 + 1000), T0 + 1000 + LEASE, "m2 can be claimed when m1's lease ends");
+      const timedOut = attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m1.uuid, outcome: 'failed', status: null, error: 'No answer within 5 s.', nextAt: T0 + 50_000 });
+      assert.equal(await store.finishDelivery('node-a', d1!.id, timedOut, { notBefore: T0 + 50_000, timeouts: 1 }), true);
+      assert.deepEqual(await claim(store, { owner: 'node-b', now: T0 + 49_999, operator: false }), [], 'held: neither m2 nor the retry of m1');
+      assert.equal(await store.nextDeliveryAt(false, T0 + 1000), T0 + 50_000, 'the hold ends then');
+      const [d2] = await claim(store, { owner: 'node-b', now: T0 + 50_000, operator: false });
+      assert.deepEqual([d2!.mail.uuid, d2!.timeouts], [m2.uuid, 1], 'after the hold, the earliest due, with the time-outs so far');
+      assert.equal(await store.finishDelivery('node-a', d2!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m2.uuid }), FREE), false, 'not the holder');
+      assert.deepEqual(await claim(store, { now: T0 + 50_001, operator: false }), [], "node-a's finish did not release node-b's lease");
+      assert.equal(await store.finishDelivery('node-b', d2!.id, attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m2.uuid }), FREE), true);
+      const [d3] = await claim(store, { now: T0 + 50_001, operator: false });
+      assert.deepEqual([d3!.mail.uuid, d3!.attempts, d3!.timeouts], [m1.uuid, 1, 0], 'released: the retry of m1, its time-outs in a row reset');
+    },
+  ],
+  [
+    'claimDeliveries counts the attempt when it claims: a delivery whose attempt never finished comes back once its lease ends, leased twice as long each time',
+    async (store) => {
+      const a = await address(store, 'crash-a@example.com');
+      const hook = await store.putWebhook(a.id, 'https://a.example/', 'whsec_a', T0);
+      const m = newMail(a, T0 + 1);
+      await store.insertMails([m]);
+      let at = T0 + 1000;
+      for (let n = 0; n < 4; n++) {
+        const [d] = await claim(store, { owner: `node-${n}`, now: at, operator: false });
+        assert.deepEqual([d?.mail.uuid, d?.attempts], [m.uuid, n], `claim ${n + 1}: the attempts started before it`);
+        // Its node dies in the attempt: nothing is recorded, and the lease runs LEASE * 2^n.
+        const ends = at + LEASE * 2 ** n;
+        assert.equal(await store.nextDeliveryAt(false, at), ends);
+        assert.deepEqual(await claim(store, { owner: 'other', now: ends - 1, operator: false }), [], 'not before its lease ends');
+        at = ends;
+      }
+      const [d] = await claim(store, { now: at, operator: false });
+      assert.equal(d!.attempts, 4);
+      const failed = attempt({ webhookId: hook.id, addressId: a.id, mailUuid: m.uuid, attempt: 5, at, outcome: 'failed', status: 500, nextAt: at + 10 });
+      assert.equal(await store.finishDelivery('node-a', d!.id, failed, FREE), true);
+      const [again] = await claim(store, { now: at + 10, operator: false });
+      assert.equal(again!.attempts, 5, 'a finished attempt is not counted twice');
     },
   ],
 ];

@@ -1,11 +1,12 @@
 // Webhooks in PostgreSQL (store.ts WebhookStore), as sqlite-webhooks.ts does in SQLite.
-// Several nodes claim from one outbox: a claim locks the rows it picks with FOR UPDATE
-// SKIP LOCKED and leases them in the same statement, so two nodes never take the same
-// delivery, and neither waits for the other. Deliveries are queued by postgres-store.ts's
+// Several nodes claim from one outbox: a claim, one transaction, locks the webhooks and
+// the operator's deliveries it picks with FOR UPDATE SKIP LOCKED (each checked again as
+// locked) and leases them, so two nodes never take the same delivery nor start two
+// attempts to one webhook, and neither waits for the other. Deliveries are queued by postgres-store.ts's
 // insertMails through queueWebhooks, in the mail's own transaction. BIGINT columns
 // arrive from pg as strings and are converted here.
 import type pg from 'pg';
-import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookStore } from '../store.js';
+import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
 
 interface WebhookRow {
   id: string;
@@ -21,6 +22,7 @@ interface ClaimedRow {
   url: string | null;
   secret: string | null;
   attempts: number;
+  timeouts: number | null;
   created_at: string;
   mail_id: string;
   uuid: string;
@@ -67,7 +69,9 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   webhookId: r.webhook_id === null ? null : Number(r.webhook_id),
   url: r.url,
   secret: r.secret,
-  attempts: r.attempts,
+  // Counted when claimed: the attempts before this one.
+  attempts: r.attempts - 1,
+  timeouts: r.timeouts ?? 0,
   createdAt: Number(r.created_at),
   addressId: Number(r.address_id),
   mail: { id: Number(r.mail_id), uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: Number(r.mail_created_at) },
@@ -90,31 +94,47 @@ export async function queueWebhooks(client: Queryable, mailIds: number[], operat
   return r.rowCount ?? 0;
 }
 
-// $1 owner, $2 lease until, $3 now, $4 operator, $5 limit, $6 busy webhook ids.
-const DUE = 'next_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)';
-const CLAIM =
-  'WITH picked AS (' +
-  '  SELECT id FROM webhook_outbox WHERE id IN (' +
-  '    SELECT id FROM (' +
-  `      SELECT id, webhook_id, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, id) AS rn FROM webhook_outbox o WHERE ${DUE} ` +
-  '        AND (webhook_id IS NOT NULL OR $4::boolean) AND (webhook_id IS NULL OR (NOT (webhook_id = ANY($6::bigint[])) ' +
-  // One in flight per webhook, on any node (two nodes claiming at the same instant may each take one).
-  '        AND NOT EXISTS (SELECT 1 FROM webhook_outbox l WHERE l.webhook_id = o.webhook_id AND l.lease_until > $3)))' +
-  '    ) due WHERE rn = 1 OR webhook_id IS NULL ORDER BY next_at, id LIMIT $5' +
-  // Checked again on the row as locked: another node may have leased it since this statement's snapshot.
-  `  ) AND ${DUE} FOR UPDATE SKIP LOCKED` +
-  '), claimed AS (' +
-  '  UPDATE webhook_outbox o SET lease_owner = $1, lease_until = $2 FROM picked WHERE o.id = picked.id RETURNING o.id, o.webhook_id, o.mail_id, o.attempts, o.created_at, o.next_at' +
-  ') SELECT c.id, c.webhook_id, w.url, w.secret, c.attempts, c.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
-  'm.created_at AS mail_created_at FROM claimed c JOIN mails m ON m.id = c.mail_id LEFT JOIN webhooks w ON w.id = c.webhook_id ORDER BY c.next_at, c.id';
+// $1 now, $2 operator, $3 busy webhook ids, $4 limit. Each webhook's earliest due delivery
+// and all the operator's, in turns: the webhook served longest ago first, the operator's
+// by when they fell due. Read without locks; what it picks is locked and checked below.
+const PICK =
+  'SELECT id, webhook_id FROM (' +
+  '  SELECT o.id, o.webhook_id, o.next_at, coalesce(w.served_at, o.next_at) AS turn, row_number() OVER (PARTITION BY o.webhook_id ORDER BY o.next_at, o.id) AS rn ' +
+  '  FROM webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
+  '  WHERE o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until <= $1) ' +
+  '    AND (CASE WHEN o.webhook_id IS NULL THEN $2::boolean ELSE w.not_before <= $1 AND NOT (o.webhook_id = ANY($3::bigint[])) END)' +
+  ') due WHERE rn = 1 OR webhook_id IS NULL ORDER BY turn, next_at, id LIMIT $4';
+
+// The picked webhooks still free (checked again on the row as locked: another node may have
+// leased it since), in id order; one another claim holds is skipped, not waited for.
+const LOCK_HOOKS = 'SELECT id FROM webhooks WHERE id = ANY($1::bigint[]) AND not_before <= $2::bigint ORDER BY id FOR UPDATE SKIP LOCKED';
+
+// $1 owner, $2 now, $3 leaseMs, $4 delivery ids, $5 LEASE_DOUBLINGS. Leased for leaseMs doubled for each earlier
+// attempt (LEASE_DOUBLINGS at most) and counted as an attempt; each checked again as locked.
+const LEASE =
+  'UPDATE webhook_outbox o SET lease_owner = $1, lease_until = $2::bigint + $3::bigint * (1 << least(o.attempts, $5::int)), attempts = o.attempts + 1 ' +
+  'FROM (SELECT id FROM webhook_outbox WHERE id = ANY($4::bigint[]) AND next_at <= $2::bigint AND (lease_until IS NULL OR lease_until <= $2::bigint) ORDER BY id FOR UPDATE SKIP LOCKED) p ' +
+  'WHERE o.id = p.id RETURNING o.id, o.webhook_id, o.lease_until';
+
+const LEASE_HOOKS =
+  'UPDATE webhooks w SET lease_owner = $1, not_before = l.until, served_at = $2::bigint FROM unnest($3::bigint[], $4::bigint[]) AS l (id, until) WHERE w.id = l.id';
+
+const CLAIMED =
+  'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
+  'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id WHERE o.id = ANY($1::bigint[])';
+
+/** The most a lease is doubled for the attempts a delivery had (64 times leaseMs), as on SQLite. */
+const LEASE_DOUBLINGS = 6;
 
 // One statement, so the attempt and the queue change commit together. The attempt is kept
 // only while its address (and webhook) exist: a deletion during the attempt took its history.
 const FINISH = (failed: boolean) =>
   'WITH done AS (' +
   (failed
-    ? 'UPDATE webhook_outbox SET attempts = attempts + 1, next_at = $12, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2 RETURNING id'
+    ? 'UPDATE webhook_outbox SET next_at = $12, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2 RETURNING id'
     : 'DELETE FROM webhook_outbox WHERE id = $1 AND lease_owner = $2 RETURNING id') +
+  '), released AS (' +
+  '  UPDATE webhooks SET lease_owner = NULL, not_before = $14::bigint, timeouts = $15::int WHERE id = $3::bigint AND lease_owner = $2 RETURNING id' +
   '), recorded AS (' +
   '  INSERT INTO webhook_attempts (webhook_id, address_id, mail_uuid, url, attempt, at, outcome, status, duration_ms, error, next_at) ' +
   '  SELECT $3::bigint, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $13, $12 ' +
@@ -123,11 +143,31 @@ const FINISH = (failed: boolean) =>
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
+async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A client whose rollback fails is in an unknown state: destroyed, not reused.
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken = rollbackErr;
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
 export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
   return {
     async putWebhook(addressId, url, secret, createdAt) {
       const { rows } = await pool.query<WebhookRow>(
-        'INSERT INTO webhooks (address_id, url, secret, created_at) VALUES ($1, $2, $3, $4) ' +
+        // A new webhook counts as served when it was set: it takes its turn after those served before.
+        'INSERT INTO webhooks (address_id, url, secret, created_at, served_at) VALUES ($1, $2, $3, $4, $4) ' +
           'ON CONFLICT (address_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, created_at = excluded.created_at RETURNING id, address_id, url, secret, created_at',
         [addressId, url, secret, createdAt],
       );
@@ -143,11 +183,28 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
     },
     async claimDeliveries(c) {
       if (c.limit <= 0) return [];
-      const { rows } = await pool.query<ClaimedRow>(CLAIM, [c.owner, c.now + c.leaseMs, c.now, c.operator, c.limit, c.busyWebhooks]);
-      return rows.map(toClaimed);
+      // Nodes claiming at once read the same candidates and each skips what another locked:
+      // a few times the limit are read, so that each still finds its share.
+      const { rows: picked } = await pool.query<{ id: string; webhook_id: string | null }>(PICK, [c.now, c.operator, c.busyWebhooks, c.limit * 4]);
+      if (picked.length === 0) return [];
+      const rows = await transaction(pool, async (client) => {
+        const hookIds = picked.filter((p) => p.webhook_id !== null).map((p) => p.webhook_id!);
+        const free = new Set(hookIds.length ? (await client.query<{ id: string }>(LOCK_HOOKS, [hookIds, c.now])).rows.map((r) => r.id) : []);
+        const ids = picked
+          .filter((p) => p.webhook_id === null || free.has(p.webhook_id))
+          .slice(0, c.limit)
+          .map((p) => p.id);
+        if (ids.length === 0) return [];
+        const { rows: leased } = await client.query<{ id: string; webhook_id: string | null; lease_until: string }>(LEASE, [c.owner, c.now, c.leaseMs, ids, LEASE_DOUBLINGS]);
+        const hooks = leased.filter((l) => l.webhook_id !== null);
+        if (hooks.length) await client.query(LEASE_HOOKS, [c.owner, c.now, hooks.map((l) => l.webhook_id), hooks.map((l) => l.lease_until)]);
+        return leased.length ? (await client.query<ClaimedRow>(CLAIMED, [leased.map((l) => l.id)])).rows : [];
+      });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return picked.flatMap((p) => (byId.has(p.id) ? [toClaimed(byId.get(p.id)!)] : []));
     },
-    async finishDelivery(owner, deliveryId, a) {
-      const params = [deliveryId, owner, a.webhookId, a.addressId, a.mailUuid, a.url, a.attempt, a.at, a.outcome, a.status, a.durationMs, a.nextAt, a.error];
+    async finishDelivery(owner, deliveryId, a, release: WebhookRelease) {
+      const params = [deliveryId, owner, a.webhookId, a.addressId, a.mailUuid, a.url, a.attempt, a.at, a.outcome, a.status, a.durationMs, a.nextAt, a.error, release.notBefore, release.timeouts];
       try {
         const { rows } = await pool.query<{ held: string }>(FINISH(a.outcome === 'failed'), params);
         return Number(rows[0]!.held) > 0;
@@ -159,7 +216,8 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
     },
     async nextDeliveryAt(operator, after) {
       const { rows } = await pool.query<{ at: string | null }>(
-        'SELECT min(due) AS at FROM (SELECT greatest(next_at, coalesce(lease_until, 0)) AS due FROM webhook_outbox WHERE webhook_id IS NOT NULL OR $1::boolean) o WHERE due > $2',
+        'SELECT min(due) AS at FROM (SELECT greatest(o.next_at, coalesce(o.lease_until, 0), coalesce(w.not_before, 0)) AS due ' +
+          'FROM webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id WHERE o.webhook_id IS NOT NULL OR $1::boolean) d WHERE due > $2',
         [operator, after],
       );
       return rows[0]?.at == null ? undefined : Number(rows[0].at);

@@ -2,9 +2,10 @@
 // webhook, the outbox of deliveries and the attempts. Deliveries are queued by
 // sqlite-store.ts's insertMails through queueWebhooks, in the mail's own transaction.
 // One process serves a database, but another may open the same file (a second start by
-// mistake, a tool): a claim is one UPDATE, so two claimers never share a delivery.
+// mistake, a tool): a claim is one write transaction, so two claimers never share a
+// delivery, nor a webhook while an attempt to it is in flight.
 import type Database from 'better-sqlite3';
-import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookStore } from '../store.js';
+import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
 
 interface WebhookRow {
   id: number;
@@ -20,6 +21,7 @@ interface ClaimedRow {
   url: string | null;
   secret: string | null;
   attempts: number;
+  timeouts: number | null;
   created_at: number;
   mail_id: number;
   uuid: string;
@@ -66,7 +68,9 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   webhookId: r.webhook_id,
   url: r.url,
   secret: r.secret,
-  attempts: r.attempts,
+  // Counted when claimed: the attempts before this one.
+  attempts: r.attempts - 1,
+  timeouts: r.timeouts ?? 0,
   createdAt: r.created_at,
   addressId: r.address_id,
   mail: { id: r.mail_id, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: r.mail_created_at }
@@ -90,36 +94,44 @@ export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
 }
 
 /**
- * Due deliveries without a live lease, of webhooks with none in flight (here or on another
- * node), the operator's only on request; of these the claim takes the earliest due of each
- * webhook, and the operator's all.
+ * Due deliveries without a live lease whose webhook may start an attempt (none in flight
+ * on any node, no hold running, not busy here), the operator's only on request.
  */
 const DUE =
-  'next_at <= @now AND (lease_until IS NULL OR lease_until <= @now) AND (webhook_id IS NOT NULL OR @operator) ' +
-  'AND (webhook_id IS NULL OR (webhook_id NOT IN (SELECT value FROM json_each(@busy)) ' +
-  'AND NOT EXISTS (SELECT 1 FROM webhook_outbox l WHERE l.webhook_id = o.webhook_id AND l.lease_until > @now)))';
+  'o.next_at <= @now AND (o.lease_until IS NULL OR o.lease_until <= @now) AND (CASE WHEN o.webhook_id IS NULL THEN @operator ' +
+  'ELSE w.not_before <= @now AND o.webhook_id NOT IN (SELECT value FROM json_each(@busy)) END)';
+const DUE_FROM = 'webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id';
+
+/** The most a lease is doubled for the attempts a delivery had (64 times leaseMs). */
+export const LEASE_DOUBLINGS = 6;
 
 /** `write` runs a write as the store's other writes run (retried while another connection holds the lock, resolved once durable). */
 export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => T) => Promise<T>): WebhookStore {
   const q = {
     put: db.prepare(
-      'INSERT INTO webhooks (address_id, url, secret, created_at) VALUES (?, ?, ?, ?) ' +
+      // A new webhook counts as served when it was set: it takes its turn after those served before.
+      'INSERT INTO webhooks (address_id, url, secret, created_at, served_at) VALUES (?, ?, ?, ?, ?) ' +
         'ON CONFLICT (address_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, created_at = excluded.created_at RETURNING id, address_id, url, secret, created_at',
     ),
     get: db.prepare('SELECT id, address_id, url, secret, created_at FROM webhooks WHERE address_id = ?'),
     delete: db.prepare('DELETE FROM webhooks WHERE address_id = ?'),
-    claim: db.prepare(
-      'UPDATE webhook_outbox SET lease_owner = @owner, lease_until = @until WHERE id IN (' +
-        `SELECT id FROM (SELECT id, webhook_id, next_at, row_number() OVER (PARTITION BY webhook_id ORDER BY next_at, id) AS rn FROM webhook_outbox o WHERE ${DUE}) ` +
-        'WHERE rn = 1 OR webhook_id IS NULL ORDER BY next_at, id LIMIT @limit) RETURNING id',
+    // Each webhook's earliest due delivery and all the operator's, in turns: the webhook
+    // served longest ago first, the operator's by when they fell due.
+    pick: db.prepare(
+      'SELECT id, webhook_id, attempts FROM (' +
+        `SELECT o.id, o.webhook_id, o.attempts, o.next_at, coalesce(w.served_at, o.next_at) AS turn, row_number() OVER (PARTITION BY o.webhook_id ORDER BY o.next_at, o.id) AS rn FROM ${DUE_FROM} WHERE ${DUE}` +
+        ') WHERE rn = 1 OR webhook_id IS NULL ORDER BY turn, next_at, id LIMIT @limit',
     ),
-    anyDue: db.prepare(`SELECT 1 FROM webhook_outbox o WHERE ${DUE} LIMIT 1`).pluck(),
+    lease: db.prepare('UPDATE webhook_outbox SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1 WHERE id = @id'),
+    leaseHook: db.prepare('UPDATE webhooks SET lease_owner = @owner, not_before = @until, served_at = @now WHERE id = @id'),
+    anyDue: db.prepare(`SELECT 1 FROM ${DUE_FROM} WHERE ${DUE} LIMIT 1`).pluck(),
     claimed: db.prepare(
-      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
+      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
         'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
-        'WHERE o.id IN (SELECT value FROM json_each(?)) ORDER BY o.next_at, o.id',
+        'WHERE o.id IN (SELECT value FROM json_each(?))',
     ),
-    reschedule: db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
+    reschedule: db.prepare('UPDATE webhook_outbox SET next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
+    release: db.prepare('UPDATE webhooks SET lease_owner = NULL, not_before = @notBefore, timeouts = @timeouts WHERE id = @id AND lease_owner = @owner'),
     remove: db.prepare('DELETE FROM webhook_outbox WHERE id = ? AND lease_owner = ?'),
     // Only while the address (and the webhook) it belongs to still exist: a deletion during the attempt took its history with it.
     record: db.prepare(
@@ -128,7 +140,8 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
         'WHERE EXISTS (SELECT 1 FROM addresses WHERE id = @addressId) AND (@webhookId IS NULL OR EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId))',
     ),
     nextDue: db.prepare(
-      'SELECT min(due) FROM (SELECT max(next_at, coalesce(lease_until, 0)) AS due FROM webhook_outbox WHERE webhook_id IS NOT NULL OR @operator) WHERE due > @after',
+      'SELECT min(due) FROM (SELECT max(o.next_at, coalesce(o.lease_until, 0), coalesce(w.not_before, 0)) AS due ' +
+        `FROM ${DUE_FROM} WHERE o.webhook_id IS NOT NULL OR @operator) WHERE due > @after`,
     ).pluck(),
     attempts: db.prepare(
       'SELECT a.webhook_id, a.address_id, a.mail_uuid, a.url, a.attempt, a.at, a.outcome, a.status, a.duration_ms, a.error, a.next_at ' +
@@ -139,15 +152,20 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
   };
 
   const claim = db.transaction((c: Parameters<WebhookStore['claimDeliveries']>[0]): ClaimedDelivery[] => {
-    const ids = (
-      q.claim.all({ owner: c.owner, until: c.now + c.leaseMs, now: c.now, operator: c.operator ? 1 : 0, busy: JSON.stringify(c.busyWebhooks), limit: c.limit }) as { id: number }[]
-    ).map((r) => r.id);
-    if (ids.length === 0) return [];
-    return (q.claimed.all(JSON.stringify(ids)) as ClaimedRow[]).map(toClaimed);
+    const picked = q.pick.all({ now: c.now, operator: c.operator ? 1 : 0, busy: JSON.stringify(c.busyWebhooks), limit: c.limit }) as { id: number; webhook_id: number | null; attempts: number }[];
+    if (picked.length === 0) return [];
+    for (const p of picked) {
+      const until = c.now + c.leaseMs * 2 ** Math.min(p.attempts, LEASE_DOUBLINGS);
+      q.lease.run({ owner: c.owner, until, id: p.id });
+      if (p.webhook_id !== null) q.leaseHook.run({ owner: c.owner, until, now: c.now, id: p.webhook_id });
+    }
+    const rows = new Map((q.claimed.all(JSON.stringify(picked.map((p) => p.id))) as ClaimedRow[]).map((r) => [r.id, r]));
+    return picked.flatMap((p) => (rows.has(p.id) ? [toClaimed(rows.get(p.id)!)] : []));
   });
 
-  const finish = db.transaction((owner: string, deliveryId: number, a: WebhookAttempt): boolean => {
+  const finish = db.transaction((owner: string, deliveryId: number, a: WebhookAttempt, release: WebhookRelease): boolean => {
     const held = (a.outcome === 'failed' ? q.reschedule.run(a.nextAt, deliveryId, owner) : q.remove.run(deliveryId, owner)).changes > 0;
+    if (a.webhookId !== null) q.release.run({ id: a.webhookId, owner, notBefore: release.notBefore, timeouts: release.timeouts });
     q.record.run({
       webhookId: a.webhookId,
       addressId: a.addressId,
@@ -171,7 +189,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
 
   return {
     async putWebhook(addressId, url, secret, createdAt) {
-      return toWebhook(await write(() => q.put.get(addressId, url, secret, createdAt) as WebhookRow));
+      return toWebhook(await write(() => q.put.get(addressId, url, secret, createdAt, createdAt) as WebhookRow));
     },
     async getWebhook(addressId) {
       const row = q.get.get(addressId) as WebhookRow | undefined;
@@ -186,8 +204,8 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
       if (q.anyDue.get({ now: c.now, operator: c.operator ? 1 : 0, busy: JSON.stringify(c.busyWebhooks) }) === undefined) return [];
       return write(() => claim(c));
     },
-    async finishDelivery(owner, deliveryId, attempt) {
-      return write(() => finish(owner, deliveryId, attempt));
+    async finishDelivery(owner, deliveryId, attempt, release) {
+      return write(() => finish(owner, deliveryId, attempt, release));
     },
     async nextDeliveryAt(operator, after) {
       const at = q.nextDue.get({ operator: operator ? 1 : 0, after }) as number | null;
