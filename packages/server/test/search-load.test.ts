@@ -63,9 +63,9 @@ describe('search under load', { timeout: 300_000 }, () => {
       const oneLetter = await search('a b c d e f g h');
       assert.equal(oneLetter.status, 200, oneLetter.text);
       assert.equal(oneLetter.json.count, 0, 'one-letter words are matched whole');
-      const prefixes = await search(STARTS.join(' '));
-      assert.equal(prefixes.status, 200, prefixes.text);
-      assert.equal(prefixes.json.count, MAILS, 'three-letter words are matched as prefixes');
+      const prefix = await search(STARTS[0]!);
+      assert.equal(prefix.status, 200, prefix.text);
+      assert.equal(prefix.json.count, MAILS, 'a three-letter word is matched as a prefix');
 
       let searching = true;
       const statuses: number[] = [];
