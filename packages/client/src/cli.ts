@@ -29,6 +29,7 @@ Commands:
   list     List the inbox's mail, newest first.
   read     Print one mail: summary and text, or its text, HTML, source or JSON.
   delete   Delete the inbox and all its mail.
+  sandbox  Open a sandbox (an SMTP login's inbox) and print its token.
   help     Show a command's help ("temp-inbox help wait").
 
 ${COMMON}
@@ -105,6 +106,18 @@ the command's name before 1.0, still works.)
 ${COMMON}
 `,
 };
+HELP['sandbox'] = `Usage: temp-inbox sandbox login NAME [--password PASSWORD] [--json | --env]
+
+Opens the sandbox NAME (an SMTP login: the mail its sessions sent, to any
+recipient) and prints its address and token like "new"; then wait, list and read
+work on it, and "wait --to alice@customer.com" waits for mail to that recipient.
+
+  --password PASSWORD  The sandbox's password (default: $TEMP_INBOX_SANDBOX_PASSWORD).
+  --json               Print {"address", "token", "jwt"} as JSON.
+  --env                Print export lines, for eval "$(temp-inbox sandbox login NAME --env)".
+
+${COMMON}
+`;
 HELP['delete-address'] = HELP['delete']!;
 HELP['help'] = HELP['main']!;
 
@@ -133,6 +146,7 @@ const OPTIONS = {
     json: { type: 'boolean' },
   },
   list: { limit: { type: 'string' }, json: { type: 'boolean' } },
+  sandbox: { password: { type: 'string' }, json: { type: 'boolean' }, env: { type: 'boolean' } },
   read: { text: { type: 'boolean' }, html: { type: 'boolean' }, raw: { type: 'boolean' }, json: { type: 'boolean' } },
   delete: {},
   'delete-address': {},
@@ -231,12 +245,21 @@ async function run(args: string[], io: Io): Promise<number> {
       if (positionals.length > n) throw new UsageError(`"${cmd}" takes ${what}, not "${positionals.slice(n).join(' ')}".`);
     };
 
-    if (cmd === 'new') {
-      allowPositionals(0, 'no arguments');
+    if (cmd === 'new' || cmd === 'sandbox') {
       if (flag('json') && flag('env')) throw new UsageError('Choose one of --json and --env.');
-      const name = str('name');
-      const domain = str('domain');
-      const inbox = await client.createInbox({ ...(name !== undefined ? { name } : {}), ...(domain !== undefined ? { domain } : {}), fallbackToRandom: !flag('strict') });
+      let inbox;
+      if (cmd === 'sandbox') {
+        if (positionals[0] !== 'login' || positionals[1] === undefined) throw new UsageError('"sandbox" takes "login NAME".');
+        allowPositionals(2, '"login NAME"');
+        const password = str('password') ?? io.env['TEMP_INBOX_SANDBOX_PASSWORD'];
+        if (password === undefined) throw new UsageError('"sandbox login" needs the password: pass --password, or set TEMP_INBOX_SANDBOX_PASSWORD.');
+        inbox = await client.openSandbox({ name: positionals[1], password });
+      } else {
+        allowPositionals(0, 'no arguments');
+        const name = str('name');
+        const domain = str('domain');
+        inbox = await client.createInbox({ ...(name !== undefined ? { name } : {}), ...(domain !== undefined ? { domain } : {}), fallbackToRandom: !flag('strict') });
+      }
       if (flag('json')) io.out(`${JSON.stringify({ address: inbox.address, token: inbox.token, jwt: inbox.token }, null, 2)}\n`);
       else if (flag('env')) {
         // The values are made of [A-Za-z0-9._@:/-] only; single-quoted all the same.
@@ -247,7 +270,7 @@ async function run(args: string[], io: Io): Promise<number> {
       } else {
         // The token in the link's fragment, which browsers never send to a server.
         const link = `${client.baseUrl.replace(/\/+$/, '')}/#token=${inbox.token}`;
-        io.out(`Created the inbox ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\nOpen it in a browser: ${link}\n`);
+        io.out(`${cmd === 'sandbox' ? 'Opened the sandbox' : 'Created the inbox'} ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\nOpen it in a browser: ${link}\n`);
       }
       return EXIT.ok;
     }

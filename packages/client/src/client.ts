@@ -2,12 +2,13 @@
 // fetch (Node 20+, browsers); no run-time dependencies. @temp-inbox/api supplies the
 // types only (import type), so nothing of it is loaded at run time.
 import './dispose.js';
-import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SettingsResponse } from '@temp-inbox/api';
+import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SandboxTokenResponse, SettingsResponse } from '@temp-inbox/api';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import { rankLinks, type LinkMatcher } from './links.js';
 import { Message, type MessageSource } from './message.js';
 import { solveChallenge } from './proof-of-work.js';
 import { InboxWebhook } from './webhooks.js';
+import { InboxSandbox, type OpenSandboxOptions } from './sandbox.js';
 
 export interface ClientOptions {
   /** Where the service listens, e.g. http://localhost:8080. Default: $TEMP_INBOX_URL. */
@@ -47,7 +48,7 @@ export interface OpenInboxOptions {
 export interface MailFilter {
   /** The From: name or address contains this. */
   from?: string;
-  /** A To: recipient's name or address contains this. */
+  /** A To: recipient's name or address contains this (for a sandbox's mail: any envelope recipient's). */
   to?: string;
   /** The subject contains this. */
   subject?: string;
@@ -139,11 +140,12 @@ function parseSummary(item: MailListItem): MailSummary {
 }
 
 /** The same test the service applies to `from`, `to` and `subject` (for mail it did not filter). */
-function passes(filter: MailFilter, m: MailMetadata): boolean {
+function passes(filter: MailFilter, m: MailMetadata, recipients: readonly string[] = []): boolean {
   const has = (value: string | undefined, needle: string) => (value ?? '').toLowerCase().includes(needle.toLowerCase());
   if (filter.subject && !has(m.subject, filter.subject)) return false;
   if (filter.from && !has(m.from?.name, filter.from) && !has(m.from?.address, filter.from)) return false;
-  if (filter.to && !(m.to ?? []).some((r) => has(r.name, filter.to!) || has(r.address, filter.to!))) return false;
+  // A sandbox's mail is also found by any of its envelope's recipients (Bcc ones too).
+  if (filter.to && !(m.to ?? []).some((r) => has(r.name, filter.to!) || has(r.address, filter.to!)) && !recipients.some((r) => has(r, filter.to!))) return false;
   return true;
 }
 
@@ -303,6 +305,19 @@ export class TempInboxClient {
     ]);
     return new Inbox(this, settings!.address, token, newest);
   }
+
+  /**
+   * A sandbox's inbox (the mail its SMTP login sent, to whatever recipients), from its name
+   * and password: the same Inbox an address gives, with `inbox.sandbox` for its chaos
+   * settings. `await using` leaves it in place (only the operators delete a sandbox).
+   * Rejects with TempInboxError 401 for a wrong name or password.
+   */
+  async openSandbox(opts: OpenSandboxOptions): Promise<Inbox> {
+    const login = await this.json<SandboxTokenResponse>('POST', '/api/sandbox/token', { body: { name: opts.name, password: opts.password } });
+    const inbox = await this.openInbox(login!.jwt, opts.since === undefined ? {} : { since: opts.since });
+    inbox.sandbox = new InboxSandbox(this, login!.name, login!.jwt);
+    return inbox;
+  }
 }
 
 /**
@@ -320,6 +335,8 @@ export class Inbox implements MessageSource {
   #returned = 0;
   #deleted = false;
   readonly #cache = new Map<string, Message>();
+  /** Set when the inbox is a sandbox's (client.openSandbox): its name and chaos settings. */
+  sandbox: InboxSandbox | undefined;
 
   constructor(client: TempInboxClient, address: string, token: string, baseline = 0) {
     this.#client = client;
@@ -402,8 +419,9 @@ export class Inbox implements MessageSource {
     this.#cache.clear();
   }
 
-  /** `await using`: deletes the inbox; an inbox already gone (401) is not an error. */
+  /** `await using`: deletes the inbox (a sandbox's is left in place); an inbox already gone (401) is not an error. */
   async [Symbol.asyncDispose](): Promise<void> {
+    if (this.sandbox) return;
     try {
       await this.delete();
     } catch (err) {
@@ -487,7 +505,7 @@ export class Inbox implements MessageSource {
         for (const summary of batch) {
           if (summary.id <= cursor) continue;
           cursor = summary.id;
-          if (!passes(filter, summary.metadata) || (cheap && !cheap(summary))) continue;
+          if (!passes(filter, summary.metadata, summary.recipients) || (cheap && !cheap(summary))) continue;
           let message: Message;
           try {
             message = await this.read(summary.uuid, { signal });

@@ -20,6 +20,7 @@ export {
 export { TempInboxError, WaitTimeoutError } from './errors.js';
 export { classifyLink, rankLinks, type LinkKind, type LinkMatcher } from './links.js';
 export { Message, MessageAttachment, type MessageSource } from './message.js';
+export { InboxSandbox, type OpenSandboxOptions } from './sandbox.js';
 export { InboxWebhook, type InboxWebhookCreated, type InboxWebhookInfo, type WebhookAttempt } from './webhooks.js';
 export { withInbox, type WithInboxOptions } from './with-inbox.js';
 export type { HeaderField, Mailbox, MailListItem, MailMetadata, ParsedAttachment, ParsedMail } from '@temp-inbox/api';

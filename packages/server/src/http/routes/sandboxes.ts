@@ -48,13 +48,17 @@ export const sandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     SandboxPaths.token,
     {
       config: { rateLimit: 'SANDBOX_TOKEN' },
+      // No body (HTTP Basic) is the same as {}.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         summary: "A JWT of a sandbox's address",
         description:
           'Checks the sandbox\'s name and password (JSON body, or HTTP Basic with no body) and returns a JWT of its address; also sets the `jwt` cookie. ' +
           'Every /api route of an address then works on the sandbox. Wrong credentials are 401; too many failures from a client or for a name are 429 with Retry-After.',
         tags,
-        body: Type.Optional(SandboxTokenBody),
+        body: SandboxTokenBody,
         response: {
           200: SandboxTokenResponse,
           400: errorResponse('Neither a JSON body with name and password nor HTTP Basic credentials.'),
