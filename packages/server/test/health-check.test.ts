@@ -56,7 +56,7 @@ describe('/health_check on PostgreSQL', () => {
   it('answers 200 {"status":"ok"} while the database answers', { skip }, async () => {
     const res = await health();
     assert.equal(res.status, 200);
-    assert.deepEqual(res.json, { status: 'ok', version: '1.0.0' });
+    assert.deepEqual(res.json, { status: 'ok', version: '1.0.0', storage: 'ok' });
   });
 
   it('a database that stops answering: 503 {"status":"error"} after the 2 s time-out, other routes still served; 200 again once it answers', { skip }, async () => {
@@ -64,7 +64,7 @@ describe('/health_check on PostgreSQL', () => {
     try {
       const res = await health();
       assert.equal(res.status, 503);
-      assert.deepEqual(res.json, { status: 'error', version: '1.0.0' });
+      assert.deepEqual(res.json, { status: 'error', version: '1.0.0', storage: 'ok' });
       assert.match(res.type ?? '', /^application\/json/);
       assert.ok(res.ms >= PING_TIMEOUT_MS - 50 && res.ms < PING_TIMEOUT_MS + 1500, `answered after ${res.ms} ms`);
       // The event loop is not stuck behind the database.
@@ -98,7 +98,7 @@ describe('/health_check on PostgreSQL', () => {
       }
       const res = await health();
       assert.equal(res.status, 503);
-      assert.deepEqual(res.json, { status: 'error', version: '1.0.0' });
+      assert.deepEqual(res.json, { status: 'error', version: '1.0.0', storage: 'ok' });
       assert.ok(res.ms >= PING_TIMEOUT_MS - 50 && res.ms < PING_TIMEOUT_MS + 1500, `answered after ${res.ms} ms`);
     } finally {
       await admin.query('COMMIT');
