@@ -29,6 +29,10 @@ let running = 0;
  */
 const waiting = new Map<string, (() => void)[]>();
 let queued = 0;
+let started = 0;
+
+/** Hashes started in this process so far (a counter that only grows), for tests of the queue's turns. */
+export const hashesStarted = (): number => started;
 
 async function slot<T>(network: string, run: () => Promise<T>): Promise<T> {
   if (running >= MAX_CONCURRENT) {
@@ -41,6 +45,7 @@ async function slot<T>(network: string, run: () => Promise<T>): Promise<T> {
       queued++;
     });
   } else running++;
+  started++;
   try {
     return await run();
   } finally {
