@@ -7,7 +7,7 @@ import { runOneShot } from '../workers/one-shot.js';
 import { message, type MailhogSource } from './shapes.js';
 
 /** Messages up to this size are reshaped inline. */
-export const INLINE_BYTES = 256 * 1024;
+export const INLINE_BYTES = 64 * 1024;
 
 export type MailhogJob = Omit<MailhogSource, 'data'>;
 

@@ -8,7 +8,7 @@ import { moduleWorkerUrl } from '../workers/module-worker.js';
 import { runOneShot } from '../workers/one-shot.js';
 import { messageHeaders, messageSummary, type MailpitMail } from './shapes.js';
 
-export const INLINE_BYTES = 256 * 1024;
+export const INLINE_BYTES = 64 * 1024;
 
 export type ViewKind = 'summary' | 'headers' | 'html' | 'text';
 

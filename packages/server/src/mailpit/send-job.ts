@@ -10,7 +10,7 @@ import { runOneShot } from '../workers/one-shot.js';
 import { composeMessage, type Composed } from './compose.js';
 
 /** Bodies up to this size are read inline. */
-export const INLINE_BYTES = 256 * 1024;
+export const INLINE_BYTES = 64 * 1024;
 
 export interface SendJob {
   maxBytes: number;

@@ -26,6 +26,8 @@ const VIEW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src '
 export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify, { deps, hook, answers }) => {
   const { mail, store } = deps;
   const opts = routeOptions('MAILPIT', hook);
+  // A summary, its headers and the views parse the message again (as GET /api/mail/{uuid}/parsed): that budget.
+  const parsedOpts = routeOptions('PARSED_MAIL', hook);
 
   async function parsedOf(request: FastifyRequest, id: string): Promise<{ sandbox: Sandbox; parsed: ParsedMailView }> {
     const sandbox = sandboxOf(request);
@@ -38,7 +40,7 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     return viewAnswer({ kind, mail: mailpitMail(parsed.mail, sandbox, tags), ...(partBase === undefined ? {} : { partBase }) }, parsed.content);
   }
 
-  fastify.get<IdParams>('/api/v1/message/:id', opts, async (request, reply) => {
+  fastify.get<IdParams>('/api/v1/message/:id', parsedOpts, async (request, reply) => {
     const { sandbox, parsed } = await parsedOf(request, request.params.id);
     // Mailpit marks a message read when its summary is read.
     if (!parsed.mail.seen) {
@@ -48,7 +50,7 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     return sendJson(reply, await answer('summary', sandbox, parsed));
   });
 
-  fastify.get<IdParams>('/api/v1/message/:id/headers', opts, async (request, reply) => {
+  fastify.get<IdParams>('/api/v1/message/:id/headers', parsedOpts, async (request, reply) => {
     const { sandbox, parsed } = await parsedOf(request, request.params.id);
     return sendJson(reply, await answer('headers', sandbox, parsed));
   });
@@ -84,7 +86,7 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
 
   // /view/{ID}.html and /view/{ID}.txt: the message's HTML (its inline images pointed at their
   // parts) or text, as a page of its own.
-  fastify.get<{ Params: { file: string } }>('/view/:file', opts, async (request, reply) => {
+  fastify.get<{ Params: { file: string } }>('/view/:file', parsedOpts, async (request, reply) => {
     const m = /^(.+)\.(html|txt)$/.exec(request.params.file);
     if (!m) throw notFound('No such view; use /view/{ID}.html or /view/{ID}.txt.');
     const [, id, ext] = m as unknown as [string, string, 'html' | 'txt'];
