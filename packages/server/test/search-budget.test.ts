@@ -10,6 +10,7 @@ import pg from 'pg';
 import { AppError } from '../src/domain/errors.js';
 import { openPostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { MAX_WAITING_SEARCHES } from '../src/storage/sqlite/search-thread.js';
 import type { Store } from '../src/storage/store.js';
 import { tmp } from './helpers/harness.js';
 import { PG_URL, skipUnless } from './helpers/services.js';
@@ -67,6 +68,26 @@ describe('search budget', { timeout: 120_000 }, () => {
         await store.close();
       }
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`sqlite: past ${MAX_WAITING_SEARCHES} searches waiting for the thread, a search is refused at once (unavailable, Retry-After 1)`, async () => {
+    const dir = tmp('temp-inbox-search-waiting-');
+    const store = openSqliteStore(join(dir, 'x.sqlite'));
+    try {
+      const addressId = await fill(store);
+      const all = await Promise.allSettled(Array.from({ length: MAX_WAITING_SEARCHES + 10 }, () => store.searchMails(addressId, 'mail number', 10, 0)));
+      const refused = all.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      assert.ok(refused.length >= 9, `${refused.length} refused`);
+      for (const r of refused) {
+        assert.ok(r.reason instanceof AppError && r.reason.code === 'unavailable' && r.reason.retryAfterSeconds === 1, String(r.reason));
+        assert.match(r.reason.message, new RegExp(`${MAX_WAITING_SEARCHES} searches are already waiting`));
+      }
+      assert.ok(all.some((r) => r.status === 'fulfilled'));
+      assert.equal((await store.searchMails(addressId, 'mail number', 10, 0)).count, MAILS, 'answered again once the queue is short');
+    } finally {
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
