@@ -107,7 +107,34 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the per-client SMTP limits: trusted networks, the in-flight share, the DATA rate, the day\'s bytes, the free disk space', () => {
+    const d = loadConfig({});
+    assert.deepEqual(d.smtpTrustedNetworks, ['127.0.0.0/8', '::1/128']);
+    assert.equal(d.smtpClientInflightBytes, 16 * 1024 * 1024, 'an eighth of SMTP_INFLIGHT_BYTES');
+    assert.deepEqual([d.smtpDataMinRate, d.smtpDataRateWindowMs], [500, 30_000]);
+    assert.equal(d.smtpDailyBytes, 1024 ** 3);
+    assert.deepEqual(d.smtpRateNewAddresses, { max: 60, windowSeconds: 60 });
+    assert.deepEqual(d.diskMinFree, { bytes: 1024 ** 3, percent: 5 });
+    assert.deepEqual(loadConfig({ SMTP_TRUSTED_NETWORKS: '' }).smtpTrustedNetworks, []);
+    assert.deepEqual(loadConfig({ SMTP_TRUSTED_NETWORKS: '10.0.0.0/8, 2001:db8::/32,192.0.2.7' }).smtpTrustedNetworks, ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
+    assert.equal(loadConfig({ SMTP_INFLIGHT_BYTES: '10485760' }).smtpClientInflightBytes, 10485760, 'at least MAX_MESSAGE_BYTES');
+    assert.deepEqual(loadConfig({ DISK_MIN_FREE: '5%' }).diskMinFree, { bytes: Number.MAX_SAFE_INTEGER, percent: 5 });
+    assert.deepEqual(loadConfig({ DISK_MIN_FREE: '0' }).diskMinFree, { bytes: 0, percent: 100 });
+    const off = loadConfig({ RATE_LIMITS: 'off' });
+    assert.deepEqual([off.smtpDailyBytes, off.smtpRateNewAddresses.max], [0, 0]);
+    assert.throws(
+      () => loadConfig({ SMTP_CLIENT_INFLIGHT_BYTES: '1000' }),
+      (err: unknown) => err instanceof ConfigError && err.message.startsWith('SMTP_CLIENT_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES'),
+    );
+  });
+
   const bad: [string, string][] = [
+    ['SMTP_TRUSTED_NETWORKS', '10.0.0.0/33'],
+    ['SMTP_TRUSTED_NETWORKS', 'localhost'],
+    ['DISK_MIN_FREE', 'lots'],
+    ['DISK_MIN_FREE', '150%'],
+    ['SMTP_DATA_MIN_RATE', 'fast'],
+    ['SMTP_DAILY_BYTES', '1GiB'],
     ['HTTP_PORT', '70000'],
     ['SMTP_PORT', 'abc'],
     ['MAIL_DOMAINS', 'not a domain'],

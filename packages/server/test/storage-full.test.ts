@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isStorageFull } from '../src/storage/storage-state.js';
 import { client, createAddress, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
 
 const mount = mkdtempSync(join(tmpdir(), 'temp-inbox-full-'));
@@ -42,6 +43,30 @@ function fill(dir: string): string {
   return file;
 }
 
+/** One mail of 64 KiB; the reply after DATA. */
+async function sendOnce(port: number, to: string): Promise<{ code: number; text: string }> {
+  const smtp = await SmtpClient.connect(port);
+  try {
+    await smtp.script([
+      ['EHLO client.test', 250],
+      ['MAIL FROM:<s@example.org>', 250],
+      [`RCPT TO:<${to}>`, 250],
+      ['DATA', 354],
+    ]);
+    return await smtp.data(`Subject: filling\r\n\r\n${`${'f'.repeat(1022)}\r\n`.repeat(64)}`);
+  } finally {
+    await smtp.quit();
+  }
+}
+
+describe('storage: what counts as a full disk', () => {
+  it('SQLITE_FULL, ENOSPC, EDQUOT and PostgreSQL\'s 53100, also as a cause; nothing else', () => {
+    for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT', '53100']) assert.ok(isStorageFull(Object.assign(new Error('x'), { code })), code);
+    assert.ok(isStorageFull(new Error('sync failed', { cause: Object.assign(new Error('x'), { code: 'ENOSPC' }) })));
+    for (const err of [new Error('x'), Object.assign(new Error('x'), { code: 'SQLITE_BUSY' }), Object.assign(new Error('x'), { code: '23505' }), undefined, 'ENOSPC']) assert.equal(isStorageFull(err), false);
+  });
+});
+
 describe('storage: a full disk', { skip }, () => {
   let server: TestServer;
   before(async () => {
@@ -55,9 +80,13 @@ describe('storage: a full disk', { skip }, () => {
 
   it('a write that cannot be stored is 503 with a plain reason, /health_check says full (503), SMTP defers; freeing space recovers', async () => {
     const api = client(server);
-    const { jwt } = await createAddress(server);
+    const { address, jwt } = await createAddress(server);
     const filler = fill(mount);
-    // SQLite may still find room in pages it has; the writes run out of it soon.
+    // SQLite may still find room in pages it has; the writes run out of it soon. A mail
+    // that cannot be stored is a 451 (the sender keeps it and retries), never a 250.
+    let reply = await sendOnce(server.smtpPort, address);
+    for (let i = 0; i < 50 && reply.code === 250; i++) reply = await sendOnce(server.smtpPort, address);
+    assert.match(reply.text, /^451 4\.3\.0 /);
     let res = await api('/api/new_address', { method: 'POST', body: {} });
     for (let i = 0; i < 50 && res.status === 200; i++) res = await api('/api/new_address', { method: 'POST', body: {} });
     assert.equal(res.status, 503, res.text);
