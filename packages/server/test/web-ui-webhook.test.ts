@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAddress, message, request, sendMail } from './helpers/harness.js';
 import { serviceAvailable } from './helpers/services.js';
-import { serverAndBrowser } from './helpers/chromium.js';
+import { openInboxLink, serverAndBrowser } from './helpers/chromium.js';
 import { axeViolations } from './helpers/axe.js';
 import { startReceiver } from './helpers/webhook-receiver.js';
 
@@ -83,13 +83,13 @@ describe('web UI: the address webhook', { skip: !ready && 'Chromium is not insta
     const put = await request(suite.server.httpUrl, '/api/webhook', { method: 'PUT', jwt: first.jwt, body: { url: r.url('/a') } });
     assert.equal(put.status, 200, put.text);
     const second = await createAddress(suite.server, { name: 'ui-hook-b' });
-    await page.goto(`${suite.server.httpUrl}/#token=${first.jwt}`);
+    await openInboxLink(page, suite.server.httpUrl, first.jwt);
     await page.getByText('Webhook', { exact: true }).click();
     await page.locator('.webhook-current code', { hasText: r.url('/a') }).waitFor();
     // The second address opened in the same browser session becomes the active one (a
-    // new hash alone is no new page load: loaded again, the page takes the token).
-    await page.goto(`${suite.server.httpUrl}/#token=${second.jwt}`);
-    await page.reload();
+    // new hash alone is no new page load: a new document takes the token).
+    await page.goto('about:blank');
+    await openInboxLink(page, suite.server.httpUrl, second.jwt);
     await page.getByLabel('Active address').locator('option', { hasText: second.address }).waitFor({ state: 'attached' });
     assert.equal(await page.getByLabel('Active address').inputValue(), second.address);
     await page.getByText('Webhook', { exact: true }).click();

@@ -29,8 +29,8 @@ const ALWAYS_DROPPED = new Set(['ping', 'action', 'formaction', 'manifest', 'low
 
 /** CSS that fetches: url(), image-set(), image(), cross-fade(), element(), src(). */
 const CSS_FETCH_RE = /\b(?:url|image|image-set|-webkit-image-set|cross-fade|-webkit-cross-fade|element|src)\s*\(/i;
-/** url("data:…") and url("#id") as CSSOM writes them: an inline image or a reference inside the mail loads nothing. */
-const CSS_LOCAL_URL_RE = /url\(\s*(["']?)(?:data:|#)(?:(?!\1)[^\\]|\\.)*\1\s*\)/gi;
+/** url("data:…") and url(#id), quoted or not: an inline image or a reference inside the mail loads nothing. */
+const CSS_LOCAL_URL_RE = /url\(\s*(?:"(?:data:|#)(?:[^"\\]|\\.)*"|'(?:data:|#)(?:[^'\\]|\\.)*'|(?:data:|#)[^)"'\s]*)\s*\)/gi;
 /** An absolute http(s) or protocol-relative URL: the only remote kind Load lets through (the frame's policy agrees). */
 const REMOTE_URL_RE = /^\s*(?:https?:)?\/\//i;
 const DATA_URL_RE = /^\s*data:/i;
