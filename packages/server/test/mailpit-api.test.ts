@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MailpitClient } from 'mailpit-api';
 import nodemailer from 'nodemailer';
+import { hashesStarted } from '../src/domain/passwords.js';
 import { request, startTestServer, type TestServer } from './helpers/harness.js';
 import { twoNodes } from './helpers/nodes.js';
 import { skipUnless } from './helpers/services.js';
@@ -64,6 +65,17 @@ describe('Mailpit-compatible API: the mailpit-api client, unchanged', () => {
     assert.equal(ui.Label, 'alpha');
     assert.equal(ui.MessageRelay.Enabled, false);
     assert.equal(ui.ChaosEnabled, true);
+  });
+
+  it("checks a polling client's password once, a wrong one every time", async () => {
+    await client.getInfo();
+    const before = hashesStarted();
+    for (let i = 0; i < 20; i++) await client.listMessages();
+    assert.equal(hashesStarted() - before, 0, 'a login that succeeded is remembered');
+    const wrong = mailpit(server, { username: ALPHA.username, password: 'not-it' });
+    await assert.rejects(wrong.getInfo(), /401 Unauthorized/);
+    await assert.rejects(wrong.getInfo(), /401 Unauthorized/);
+    assert.equal(hashesStarted() - before, 2, 'a wrong password is hashed each time');
   });
 
   it('lists, reads and renders mail sent over SMTP AUTH', async () => {
