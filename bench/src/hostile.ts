@@ -6,7 +6,11 @@
 //     header lines, and 4,500 empty parts in under 64 KiB);
 //  b) the server's RSS while 150 clients each hold an unfinished 3 MB DATA, with
 //     the shipped per-client connection cap and with it lifted (then the in-flight
-//     byte budget is what holds), and whether /health_check kept answering.
+//     byte budget is what holds), and whether /health_check kept answering;
+//  c) two clients (127.0.0.2, 127.0.0.3) holding ten unfinished 10 MB DATA each, with
+//     a byte every 20 s: whether a third client's mail still gets its 250 (each
+//     client's share of the in-flight budget), and how long until the slow transfers
+//     are ended (SMTP_DATA_MIN_RATE over SMTP_DATA_RATE_WINDOW).
 // Targets: delay p99 < 50 ms, /health_check < 1 s throughout, RSS growth < 300 MB.
 // Refused connections and transactions are counted, never treated as errors.
 //
@@ -363,8 +367,8 @@ interface Holder {
 }
 
 /** One client that starts a DATA and sends `bytes` of it without the final dot, then holds the connection. */
-function holdTransaction(port: number, to: string, bytes: number): Holder {
-  const socket = connect({ port, host: '127.0.0.1' });
+function holdTransaction(port: number, to: string, bytes: number, localAddress?: string): Holder {
+  const socket = connect({ port, host: '127.0.0.1', ...(localAddress ? { localAddress } : {}) });
   let resolveReady!: () => void;
   const holder: Holder = { socket, state: 'greeting', why: '', ready: new Promise<void>((r) => (resolveReady = r)) };
   const refuse = (why: string) => {
@@ -488,6 +492,81 @@ async function holdMany(env: Record<string, string>, quick: boolean): Promise<Ho
   }
 }
 
+/** One mail of `bytes` from `localAddress`: its final reply line (or why there was none) and how long it took. */
+function mailFrom(port: number, to: string, bytes: number, localAddress: string): Promise<{ reply: string; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress });
+    let buf = '';
+    let sent = false;
+    const done = (reply: string) => {
+      socket.destroy();
+      resolve({ reply, ms: performance.now() - t0 });
+    };
+    socket.setEncoding('latin1');
+    socket.setTimeout(60_000, () => done('timed out'));
+    socket.on('error', (err: NodeJS.ErrnoException) => done(`closed (${err.code ?? err.message})`));
+    socket.on('close', () => done('closed'));
+    socket.on('data', (d: string) => {
+      buf += d;
+      for (let eol = buf.indexOf('\r\n'); eol >= 0; eol = buf.indexOf('\r\n')) {
+        const line = buf.slice(0, eol);
+        buf = buf.slice(eol + 2);
+        if (line[3] === '-') continue;
+        const code = Number(line.slice(0, 3));
+        if (code === 220 && !sent) socket.write(`EHLO third.bench\r\nMAIL FROM:<third@example.net>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
+        else if (code === 354) {
+          sent = true;
+          socket.write(`Subject: third client\r\n\r\n${'t'.repeat(bytes)}\r\n.\r\n`);
+        } else if (code >= 400 || sent) return done(/^\d{3}(?: \d\.\d{1,3}\.\d{1,3})?/.exec(line)![0]);
+      }
+    });
+  });
+}
+
+interface SlowPairResult {
+  third: { reply: string; ms: number };
+  holding: number;
+  refused: number;
+  why: Record<string, number>;
+  /** Seconds from the holders' last byte until every one was closed, or undefined when some were still open at the deadline. */
+  endedAfter: number | undefined;
+  windowSeconds: number;
+}
+
+const SLOW_CLIENTS = ['127.0.0.2', '127.0.0.3'];
+const SLOW_PER_CLIENT = 10;
+const SLOW_BYTES = 10 * 1000 * 1000;
+
+/** c): two clients hold ten unfinished 10 MB DATA each, dripping a byte every 20 s, at the shipped limits. */
+async function slowPair(quick: boolean): Promise<SlowPairResult> {
+  const windowSeconds = quick ? 5 : 30;
+  // Shipped limits for strangers: the bench's lifted connection cap back to 10, and loopback not trusted.
+  const server = await startServer('temp-inbox-slow-pair', { SMTP_TRUSTED_NETWORKS: '', SMTP_MAX_CLIENTS_PER_IP: '10', SMTP_DATA_RATE_WINDOW: `${windowSeconds}s` });
+  const holders: Holder[] = [];
+  const drip = setInterval(() => {
+    for (const h of holders) if (h.state === 'held') h.socket.write('z');
+  }, 20_000);
+  try {
+    const { address } = await createAddress(server.httpUrl);
+    for (const ip of SLOW_CLIENTS) for (let i = 0; i < SLOW_PER_CLIENT; i++) holders.push(holdTransaction(server.smtpPort, address, SLOW_BYTES, ip));
+    await Promise.race([Promise.all(holders.map((h) => h.ready)), sleep(30_000)]);
+    const lastByte = performance.now();
+    const third = await mailFrom(server.smtpPort, address, 100_000, '127.0.0.4');
+    const holding = holders.filter((h) => h.state === 'held').length;
+    const deadline = lastByte + (3 * windowSeconds + 10) * 1000;
+    while (holders.some((h) => h.state !== 'refused') && performance.now() < deadline) await sleep(200);
+    const endedAfter = holders.every((h) => h.state === 'refused') ? (performance.now() - lastByte) / 1000 : undefined;
+    const why: Record<string, number> = {};
+    for (const h of holders) if (h.state === 'refused') why[h.why] = (why[h.why] ?? 0) + 1;
+    return { third, holding, refused: holders.length - holding, why, endedAfter, windowSeconds };
+  } finally {
+    clearInterval(drip);
+    for (const x of holders) x.socket.destroy();
+    await server.stop();
+  }
+}
+
 const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b)}×` : '—');
 const whyText = (why: Record<string, number>) =>
   Object.entries(why)
@@ -593,8 +672,9 @@ export const hostile: Bench = async (ctx) => {
   );
 
   for (const [label, env] of [
-    ['shipped caps', { SMTP_MAX_CLIENTS_PER_IP: '10' }],
-    ['per-client cap lifted', { SMTP_MAX_CLIENTS_PER_IP: '1000' }],
+    // The holders connect from 127.0.0.1, which SMTP_TRUSTED_NETWORKS exempts by default: emptied, they are strangers.
+    ['shipped caps', { SMTP_MAX_CLIENTS_PER_IP: '10', SMTP_TRUSTED_NETWORKS: '' }],
+    ['per-client cap lifted', { SMTP_MAX_CLIENTS_PER_IP: '1000', SMTP_CLIENT_INFLIGHT_BYTES: '134217728', SMTP_TRUSTED_NETWORKS: '' }],
   ] as const) {
     ctx.log(`${HOLDERS} unfinished ${HOLD_BYTES / 1e6} MB transactions, ${label}`);
     const r = await holdMany(env, ctx.quick);
@@ -626,7 +706,33 @@ export const hostile: Bench = async (ctx) => {
     });
     holdResults[label] = r;
   }
-  return { rows, details: { seconds, ordinaryPerSecond: ORDINARY_PER_SECOND, attackConnections: ATTACK_CONNECTIONS, baseline, attacked, holders: holdResults } };
+  ctx.log(`${SLOW_CLIENTS.length} clients × ${SLOW_PER_CLIENT} unfinished ${SLOW_BYTES / 1e6} MB DATA, a byte every 20 s; a third client's mail`);
+  const slow = await slowPair(ctx.quick);
+  const ended = slow.endedAfter === undefined ? 'not all ended' : `all ended after ${fmt(slow.endedAfter)} s`;
+  ctx.log(`third client: ${slow.third.reply} in ${fmt(slow.third.ms)} ms; ${slow.holding} holding, ${slow.refused} refused (${whyText(slow.why) || 'none'}); ${ended}`);
+  rows.push(
+    {
+      bench: 'hostile',
+      measure: `a third client's mail while ${SLOW_CLIENTS.length} clients hold ${SLOW_PER_CLIENT} unfinished 10 MB DATA each`,
+      ours: `${slow.third.reply} in ${fmt(slow.third.ms)} ms`,
+      baseline: '',
+      result: `${slow.third.reply}; holders: ${whyText(slow.why) || 'none refused'}`,
+      target: '250',
+      verdict: verdict(slow.third.reply.startsWith('250')),
+      values: { reply: slow.third.reply, ms: round(slow.third.ms), holding: slow.holding, refused: slow.refused, refusedBy: whyText(slow.why) },
+    },
+    {
+      bench: 'hostile',
+      measure: `slow transfers (a byte every 20 s) ended, SMTP_DATA_RATE_WINDOW ${slow.windowSeconds} s`,
+      ours: ended,
+      baseline: '',
+      result: ended,
+      target: `< ${2 * slow.windowSeconds} s`,
+      verdict: verdict(slow.endedAfter !== undefined && slow.endedAfter < 2 * slow.windowSeconds),
+      values: { endedAfter: slow.endedAfter === undefined ? -1 : round(slow.endedAfter), windowSeconds: slow.windowSeconds },
+    },
+  );
+  return { rows, details: { seconds, ordinaryPerSecond: ORDINARY_PER_SECOND, attackConnections: ATTACK_CONNECTIONS, baseline, attacked, holders: holdResults, slow } };
 };
 
 // Run alone: node --import tsx bench/src/hostile.ts [--quick]
