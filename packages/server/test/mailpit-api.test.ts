@@ -468,8 +468,12 @@ describe('Mailpit-compatible API: two nodes on PostgreSQL', { skip }, () => {
     const summary = await onB.getMessageSummary(id);
     assert.equal(summary.Text.trim(), 'Your order 4711 has shipped.');
     assert.deepEqual(summary.Bcc, [{ Name: '', Address: 'hidden@example.net' }]);
-    await mailpit(nodes.a).setTags({ IDs: [id], Tags: ['shared'] });
-    assert.deepEqual(await onB.getTags(), ['shared']);
+    await mailpit(nodes.a).setTags({ IDs: [id], Tags: ['shared', 'gone'] });
+    assert.deepEqual(await onB.getTags(), ['gone', 'shared']);
+    await onB.deleteTag('gone');
+    await onB.renameTag('shared', 'kept');
+    await onB.renameTag('kept', 'shared');
+    assert.deepEqual((await mailpit(nodes.a).getMessageSummary(id)).Tags, ['shared']);
     assert.deepEqual((await onB.searchMessages({ query: 'has:attachment is:read' })).messages.map((m) => m.ID), [id]);
     const betaOnA = mailpit(nodes.a, BETA);
     assert.deepEqual(
