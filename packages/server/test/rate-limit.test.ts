@@ -430,6 +430,31 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assert.equal((await request(server.httpUrl, '/api/webhook', { jwt, ...SETUP })).json.url, 'http://127.0.0.1:8081/hook');
       },
     },
+    SANDBOX_TOKEN: {
+      // Each checks a password (a slow hash): counted before it, the wrong guesses' lock-out apart.
+      env: { SANDBOXES: 'rl-box:rl-box-secret' },
+      send: (server) => request(server.httpUrl, '/api/sandbox/token', { body: { name: 'rl-box', password: 'rl-box-secret' } }),
+      ok: (res) => {
+        assert.equal(res.status, 200, res.text);
+        assert.match(res.json.jwt, /\./);
+      },
+    },
+    SANDBOX: {
+      // GET /api/sandbox and GET and PUT /api/sandbox/chaos share one budget.
+      env: { SANDBOXES: 'rl-box:rl-box-secret' },
+      setup: async (server) => ({ jwt: (await request(server.httpUrl, '/api/sandbox/token', { body: { name: 'rl-box', password: 'rl-box-secret' }, ...SETUP })).json.jwt }),
+      send: (server, { jwt }, i) =>
+        [
+          () => request(server.httpUrl, '/api/sandbox', { jwt }),
+          () => request(server.httpUrl, '/api/sandbox/chaos', { jwt }),
+          () => request(server.httpUrl, '/api/sandbox/chaos', { method: 'PUT', jwt, body: {} }),
+          () => request(server.httpUrl, '/api/sandbox/chaos', { method: 'PUT', jwt, body: { sender: { errorCode: 451, probability: 100 } } }),
+        ][i]!(),
+      ok: (res) => assert.equal(res.status, 200, res.text),
+      noEffect: async (server, { jwt }) => {
+        assert.deepEqual((await request(server.httpUrl, '/api/sandbox/chaos', { jwt, ...SETUP })).json, {}, 'the refused PUT set nothing');
+      },
+    },
   };
 
   it('covers every route of RATE_LIMIT_ROUTES', () => {

@@ -130,6 +130,11 @@ describe('RATE_LIMITS=off', () => {
         MAILPIT: () => get('/mailpit/api/v1/info', { jwt: undefined, headers: { authorization: `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}` } }),
         MAILHOG: () => get('/mailhog/api/v2/messages', { jwt: undefined, headers: { authorization: `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}` } }),
         WEBHOOK: (i) => [() => get('/api/webhook', { method: 'PUT', body: { url: 'http://127.0.0.1:8081/hook' } }), () => get('/api/webhook'), () => get('/api/webhook/deliveries')][i]!(),
+        SANDBOX_TOKEN: () => request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'rl-box', password: 'rl-box-secret' }, localAddress: CLIENT }),
+        SANDBOX: async (i) => {
+          const jwt = (await request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'rl-box', password: 'rl-box-secret' }, localAddress: setupAddress() })).json.jwt as string;
+          return [() => get('/api/sandbox', { jwt }), () => get('/api/sandbox/chaos', { jwt }), () => get('/api/sandbox/chaos', { method: 'PUT', jwt, body: {} })][i]!();
+        },
       };
       assert.deepEqual(Object.keys(routes).sort(), Object.keys(RATE_LIMIT_ROUTES).sort(), 'every rate-limited route is exercised');
 
