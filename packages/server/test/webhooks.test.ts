@@ -367,7 +367,7 @@ describe('webhooks: durability', () => {
     // No polling during the test (60 s): this node sleeps until something wakes it.
     const s = await server(PRIVATE, { ...FAST, pollMs: 60_000 });
     const r = await receiver();
-    const { address } = await hooked(s, r, 'orphan');
+    const { address, jwt } = await hooked(s, r, 'orphan');
     const record = (await s.store.findAddress(address))!;
     const uuid = randomUUID();
     const now = Date.now();
@@ -388,6 +388,8 @@ describe('webhooks: durability', () => {
     assert.ok(waited >= 690, `taken over after ${waited} ms, once the 700 ms lease had run out`);
     assert.equal(post!.headers['webhook-id'], `msg_${uuid}`);
     assert.equal(post!.verified, true);
+    const [done] = await untilDeliveries(s, jwt, (l) => l.length === 1);
+    assert.deepEqual([done.attempt, done.outcome], [2, 'delivered'], "the dead node's attempt counts: it was counted when claimed");
     await mailTo(s, address, 'next');
     await r.untilPosts(2);
     assert.notEqual(r.posts[1]!.headers['webhook-id'], `msg_${uuid}`, 'sent once');
