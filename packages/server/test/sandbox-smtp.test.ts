@@ -154,6 +154,15 @@ describe('lock-out', () => {
     assert.match(metrics.text, /temp_inbox_smtp_auth_total\{outcome="locked"\} 1/);
   });
 
+  it('guesses sent at once cannot overshoot the limit: each is counted before its slow hash', async () => {
+    const server = await start({ SANDBOXES: 'burst:right-one', SANDBOX_LOGIN_FAILURES: '3/600', SANDBOX_LOGIN_FAILURES_PER_NAME: '0' });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'burst', password: `guess-${i}` } })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [401, 401, 401, ...Array<number>(9).fill(429)]);
+  });
+
   it('per login: guesses from many clients lock the name, whatever the client', async () => {
     const server = await start({ SANDBOXES: 'named:right-one', SANDBOX_LOGIN_FAILURES: '0', SANDBOX_LOGIN_FAILURES_PER_NAME: '2/600' });
     for (const ip of ['127.0.0.3', '127.0.0.4']) {

@@ -159,16 +159,20 @@ export function createSandboxService(opts: SandboxServiceOptions): SandboxesServ
       // The login's key: its name as stored, or what was typed (bounded) for a name that cannot exist.
       const n = sandboxName(rawName);
       const lk = n ?? rawName.toLowerCase().slice(0, 64);
-      const locked = Math.max(await locks.client.lockedFor(ck), await locks.login.lockedFor(lk));
-      if (locked) return { ok: false, reason: 'locked', retryAfterSec: locked };
+      // Counted before the check (given back when it succeeds): guesses sent at once cannot overshoot.
+      const [byClient, byLogin] = await Promise.all([locks.client.attempt(ck), locks.login.attempt(lk)]);
+      const locked = Math.max(byClient, byLogin);
+      if (locked) {
+        // Refused unchecked: not a guess for the key that was not locked.
+        await Promise.all([byClient ? undefined : locks.client.succeeded(ck), byLogin ? undefined : locks.login.succeeded(lk)]);
+        return { ok: false, reason: 'locked', retryAfterSec: locked };
+      }
       const record = n ? await store.findSandbox(n) : undefined;
       // The same work for an unknown name, a too long password and a wrong one (a decoy hash).
-      const ok = await verifyPassword(pass.length > MAX_PASSWORD_CHARS ? '' : pass, pass.length > MAX_PASSWORD_CHARS ? undefined : record?.passwordHash);
-      if (!ok || !record) {
-        await Promise.all([locks.client.fail(ck), locks.login.fail(lk)]);
-        return { ok: false, reason: 'wrong' } satisfies SandboxLogin;
-      }
-      await locks.login.reset(lk);
+      const tooLong = pass.length > MAX_PASSWORD_CHARS;
+      const ok = await verifyPassword(tooLong ? '' : pass, tooLong ? undefined : record?.passwordHash);
+      if (!ok || !record) return { ok: false, reason: 'wrong' } satisfies SandboxLogin;
+      await Promise.all([locks.client.succeeded(ck), locks.login.succeeded(lk)]);
       return { ok: true, sandbox: toSandbox(record) };
     },
     async get(id) {
