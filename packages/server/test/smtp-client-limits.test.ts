@@ -7,6 +7,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { SQLITE_FILE } from '../src/storage/index.js';
 import { client, createAddress, SmtpClient, serversStoppedAfter, startTestServer } from './helpers/harness.js';
 import { REDIS_URL, skipUnless } from './helpers/services.js';
 
@@ -137,6 +140,30 @@ describe('smtp: the slowest DATA transfer kept', () => {
     }
     const r = await smtp.data('');
     assert.equal(r.code, 250, r.text);
+    assert.equal(await mailCount(server, jwt), 1);
+    await smtp.quit();
+  });
+
+  it('the time a message takes to be stored after its last byte is no slow transfer', async () => {
+    const server = await start({ SMTP_DATA_MIN_RATE: '1000', SMTP_DATA_RATE_WINDOW: '300ms' });
+    const { address, jwt } = await createAddress(server);
+    const smtp = await dataFrom(server.smtpPort, '127.0.0.1', address);
+    // Another connection holds SQLite's write lock: the delivery waits for it, several windows long.
+    const other = new Database(join(server.dataDir, SQLITE_FILE));
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const answer = smtp.data(`Subject: stored late\r\n\r\n${'s'.repeat(5000)}\r\n`);
+      let answered = false;
+      void answer.then(() => (answered = true), () => (answered = true));
+      // What is tested is that time passes: four windows with the transfer over and nothing stored.
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.equal(answered, false, 'not answered while the store waits');
+      other.exec('ROLLBACK');
+      const r = await answer;
+      assert.equal(r.code, 250, r.text);
+    } finally {
+      other.close();
+    }
     assert.equal(await mailCount(server, jwt), 1);
     await smtp.quit();
   });

@@ -341,6 +341,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       });
       stream.on('end', () => {
         endOfMessage();
+        // The transfer is over: storing it may take longer than a window, and is no slow transfer.
+        s.rate?.stop();
         const finish = (err: Error | null, text?: string) => {
           endTransaction(s);
           callback(err, text);
