@@ -112,3 +112,26 @@ describe('parsed views under a storm of requests for slow mail', { timeout: 300_
     assert.equal(server.mail.viewParses(), 0, 'GET /mailtm/messages/{id} reads the kept view too');
   });
 });
+
+describe('GET /mailtm/messages/{id} is a parsed view', () => {
+  it('counts in RATE_LIMIT_PARSED_MAIL with GET /api/mail/{uuid}/parsed, not in the 480 a minute of RATE_LIMIT_MAILTM', async () => {
+    const server = await startTestServer({ RATE_LIMIT_PARSED_MAIL: '3/60', RATE_LIMIT_MAILTM: '100/60' });
+    try {
+      const { address, jwt } = await createAddress(server);
+      await sendMail(server.smtpPort, { to: [address], message: crlf(['Subject: counted', '', 'x', '']) });
+      const { uuid } = (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.results[0];
+      const mailtm = (path: string) => request(server.httpUrl, `/mailtm${path}`, { headers: { authorization: `Bearer ${jwt}`, accept: 'application/json' } });
+      assert.equal((await request(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt })).status, 200);
+      assert.equal((await mailtm(`/messages/${uuid}`)).status, 200);
+      assert.equal((await request(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt })).status, 200);
+      const refused = await mailtm(`/messages/${uuid}`);
+      assert.equal(refused.status, 429, refused.text);
+      assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      assert.equal(refused.json.detail, 'Too many requests; slow down and retry later.', "in mail.tm's shape");
+      assert.equal((await request(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt })).status, 429, 'one budget');
+      assert.equal((await mailtm('/messages')).status, 200, 'the list keeps RATE_LIMIT_MAILTM');
+    } finally {
+      await server.close();
+    }
+  });
+});
