@@ -759,7 +759,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     it('GET /health_check: 200 {status:"ok", version:"1.0.0"}', async () => {
       const res = await api('/health_check');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.json, { status: 'ok', version: '1.0.0' });
+      assert.deepEqual(res.json, { status: 'ok', version: '1.0.0', storage: 'ok' });
     });
 
     it('GET /openapi.json: OpenAPI 3.1, info.version 1.0.0, every path and method of the seed', async () => {

@@ -442,7 +442,7 @@ describe('malformed input never gives a 5xx', () => {
     assert.equal((await api('/api/settings', { jwt: owner.jwt })).status, 200);
     const health = await api('/health_check');
     assert.equal(health.status, 200);
-    assert.deepEqual(health.json, { status: 'ok', version: '1.0.0' });
+    assert.deepEqual(health.json, { status: 'ok', version: '1.0.0', storage: 'ok' });
   });
 });
 

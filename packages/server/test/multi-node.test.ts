@@ -22,7 +22,7 @@ describe('two nodes on PostgreSQL + Redis', () => {
   it('reports PostgreSQL as its store and is healthy', { skip }, async () => {
     assert.equal(a.store.kind, 'postgres');
     const res = await request(b.httpUrl, '/health_check');
-    assert.deepEqual(res.json, { status: 'ok', version: '1.0.0' });
+    assert.deepEqual(res.json, { status: 'ok', version: '1.0.0', storage: 'ok' });
   });
 
   it('lists on one node the mail another node received', { skip }, async () => {

@@ -203,7 +203,7 @@ describe('nginx in front of two nodes (deploy/nginx/temp-inbox.conf)', { timeout
   it('answers through nginx over HTTPS, and sends plain HTTP to HTTPS', { skip }, async () => {
     const health = await viaProxy('/health_check');
     assert.equal(health.status, 200);
-    assert.deepEqual(JSON.parse(health.body), { status: 'ok', version: '1.0.0' });
+    assert.deepEqual(JSON.parse(health.body), { status: 'ok', version: '1.0.0', storage: 'ok' });
     const plain = await new Promise<Reply>((resolve, reject) => {
       const req = httpRequest({ host: '127.0.0.1', port: httpPort, path: '/api/settings', headers: { host: HOST } }, (res) => {
         res.resume();
