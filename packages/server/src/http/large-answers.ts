@@ -31,7 +31,7 @@ export interface LargeAnswers {
 }
 
 /**
- * Ends the connection of `res` once, while bytes wait to be written, none has gone out
+ * Resets the connection of `res` once, while bytes wait to be written, none has gone out
  * for `stallMs`. Progress is what the socket has finished writing (bytesWritten counts
  * what is still buffered as well, writableLength is that buffer); checked a few times
  * a stall limit, so a stalled reader is gone within 1.25 times the limit.
@@ -50,7 +50,8 @@ export function endWhenStalled(res: ServerResponse, stallMs: number): void {
         since = Date.now();
       } else if (Date.now() - since >= stallMs) {
         clearInterval(timer);
-        socket.destroy();
+        // A reset, not a close: the kernel drops what it still holds for the reader instead of trying to send it.
+        socket.resetAndDestroy();
       }
     },
     Math.max(50, Math.min(1000, stallMs / 4)),
