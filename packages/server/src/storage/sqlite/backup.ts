@@ -3,8 +3,11 @@
 // (in WAL mode a reader never blocks the writer). SQLite's backup API would start
 // over each time the server commits, which under steady mail may be forever.
 // https://sqlite.org/lang_vacuum.html#vacuuminto
+// The copy's search index is then made portable (portable-search.ts), so that the
+// system's sqlite3, whatever its version, reads, searches and deletes in it.
 import Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { makeSearchPortable } from './portable-search.js';
 
 export interface BackupResult {
   bytes: number;
@@ -31,8 +34,10 @@ export function backupSqlite(source: string, target: string): BackupResult {
   } finally {
     db.close();
   }
-  const copy = new Database(target, { readonly: true, fileMustExist: true });
+  const copy = new Database(target, { fileMustExist: true });
   try {
+    // Readable by any sqlite3 (Debian 12's is 3.40): the search index's words as plain rows (portable-search.ts).
+    makeSearchPortable(copy);
     const check = copy.pragma('quick_check', { simple: true });
     if (check !== 'ok') throw new BackupError(`The copy failed SQLite's check (${String(check)}); it was kept at ${target} for inspection.`);
     const mails = copy.prepare('SELECT count(*) FROM mails').pluck().get() as number;

@@ -313,28 +313,4 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE webhooks ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
   UPDATE webhooks SET served_at = created_at;
   `,
-  // v19: the search index readable by every SQLite since 3.9 (docs/decisions.md "Search"):
-  // contentless_delete (3.43) made a database, and so each backup, one that Debian 12's
-  // sqlite3 (3.40) could not search or delete mail from ('unrecognized option'). The index
-  // now keeps its words (the namespaced words of each mail, once) beside the index, which
-  // is what lets any version delete a row. The words are read back from v11's index with
-  // fts5vocab, as v11 did (about 4 minutes for 1,000,000 mails, once).
-  `
-  CREATE VIRTUAL TABLE temp.search_v11 USING fts5vocab(main, mail_search, instance);
-  CREATE VIRTUAL TABLE mail_search_v19 USING fts5(words, columnsize = 0, tokenize = 'unicode61 remove_diacritics 2');
-  INSERT INTO mail_search_v19 (rowid, words) SELECT doc, group_concat(term, ' ') FROM temp.search_v11 GROUP BY doc;
-  DROP TABLE temp.search_v11;
-  DROP TRIGGER mails_unindex;
-  DROP TRIGGER mails_unindex_deleted;
-  DROP TABLE mail_search;
-  ALTER TABLE mail_search_v19 RENAME TO mail_search;
-  CREATE TRIGGER mails_unindex AFTER DELETE ON mails BEGIN
-    DELETE FROM mail_search WHERE rowid = OLD.id;
-    DELETE FROM search_pending WHERE mail_id = OLD.id;
-  END;
-  CREATE TRIGGER mails_unindex_deleted AFTER UPDATE OF deleted_at ON mails WHEN OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL BEGIN
-    DELETE FROM mail_search WHERE rowid = NEW.id;
-    DELETE FROM search_pending WHERE mail_id = NEW.id;
-  END;
-  `,
 ];

@@ -17,6 +17,7 @@ import { sqliteTagStore } from './sqlite-tags.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { SEARCH_BUDGET_MS, searchOverBudget, toParsedSearch, type ParsedSearch } from '../search-query.js';
+import { restoreSearchIndex } from './portable-search.js';
 import { createSearchQueue } from './search-queue.js';
 import { BUDGET_SPENT, createSearcher } from './search-sql.js';
 import { startSearchThread } from './search-thread.js';
@@ -478,6 +479,9 @@ function migrate(db: Database.Database): void {
       db.pragma(`user_version = ${v + 1}`);
     }
   })();
+  // A file restored from a backup carries its words in search_pending, not in an index
+  // (portable-search.ts): the index is made again and the search queue fills it.
+  restoreSearchIndex(db);
 }
 
 export type { SessionRecord, MailRecord };
