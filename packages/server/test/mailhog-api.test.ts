@@ -103,6 +103,19 @@ describe('MailHog-compatible API: the mailhog client, unchanged', () => {
     assert.match(alternative.MIME!.Parts[1]!.Headers['Content-Type']![0]!, /^text\/html/);
     assert.ok(!Number.isNaN(Date.parse(raw.Created)));
 
+    // v1: the list as a bare array, one message, its source.
+    const headers = { authorization: basic(ALPHA) };
+    const v1 = await request(server.httpUrl, '/mailhog/api/v1/messages', { headers });
+    assert.deepEqual((v1.json as { ID: string }[]).map((m) => m.ID), [raw.ID, oldest!.ID]);
+    const one = await request(server.httpUrl, `/mailhog/api/v1/messages/${raw.ID}`, { headers });
+    const single = one.json as typeof raw;
+    assert.equal(single.ID, raw.ID);
+    assert.equal(single.Raw.Data, raw.Raw.Data);
+    assert.deepEqual(single.Content.Headers, raw.Content.Headers);
+    const eml = await request(server.httpUrl, `/mailhog/api/v1/messages/${raw.ID}/download`, { headers });
+    assert.equal(eml.headers.get('content-type'), 'message/rfc822');
+    assert.equal(eml.text, raw.Raw.Data);
+
     const paged = await api.messages(1, 1);
     assert.equal(paged!.count, 1);
     assert.equal(paged!.start, 1);
@@ -164,7 +177,9 @@ describe('MailHog-compatible API: errors and a large message', () => {
     for (const [method, path] of [
       ['GET', '/v2/messages'],
       ['GET', '/v2/search?kind=from&query=x'],
+      ['GET', '/v1/messages'],
       ['GET', '/v1/messages/x'],
+      ['GET', '/v1/messages/x/download'],
       ['DELETE', '/v1/messages'],
       ['DELETE', '/v1/messages/x'],
       ['POST', '/v1/messages/x/release'],

@@ -2,7 +2,8 @@
 // MailHog"): MailHog's clients work with https://<host>/mailhog as their base (API base path
 // /mailhog/api) and a sandbox's name and password as their Basic credentials. GET
 // /v2/messages and /v2/search page the sandbox's mail in MailHog's message shape
-// (mailhog/shapes.ts); DELETE /v1/messages and /v1/messages/{ID} delete; release is refused
+// (mailhog/shapes.ts); GET /v1/messages, /v1/messages/{ID} and its /download read it;
+// DELETE /v1/messages and /v1/messages/{ID} delete; release is refused
 // (nothing leaves a sandbox). Always mounted: without valid credentials every route is 401.
 // A page is written one message at a time, each read from the store as it is written, so
 // the server holds one message of it at a time, however many the page has.
@@ -19,7 +20,7 @@ import type { MailSummary } from '../../../storage/store.js';
 import { routeOptions, sandboxHook, sandboxOf, type BasicAuth } from '../../basic-auth.js';
 import type { HttpDeps } from '../../deps.js';
 import type { LargeAnswers } from '../../large-answers.js';
-import { STREAM_RAW_BYTES } from '../../mail-answers.js';
+import { rawBody, STREAM_RAW_BYTES } from '../../mail-answers.js';
 
 export const MAILHOG_REALM = 'mailhog';
 /** MailHog's default page. */
@@ -75,10 +76,10 @@ function jobOf(m: MailSummary): MailhogJob {
   };
 }
 
-/** A page's JSON, written one message at a time (a message gone meanwhile is left out of it). */
-function pageStream(mail: MailService, sandbox: Sandbox, page: { results: MailSummary[]; count: number }, start: number): Readable {
+/** A page's JSON, written one message at a time (a message gone meanwhile is left out of it); v1's is a bare array. */
+function pageStream(mail: MailService, sandbox: Sandbox, page: { results: MailSummary[]; count: number }, start: number, bare = false): Readable {
   async function* parts(): AsyncGenerator<Buffer> {
-    yield Buffer.from(pageHead({ total: page.count, count: page.results.length, start }));
+    yield Buffer.from(bare ? '[' : pageHead({ total: page.count, count: page.results.length, start }));
     let first = true;
     for (const summary of page.results) {
       let record;
@@ -91,7 +92,7 @@ function pageStream(mail: MailService, sandbox: Sandbox, page: { results: MailSu
       yield Buffer.concat([Buffer.from(first ? '' : ','), await messageJson(jobOf(summary), record.raw)]);
       first = false;
     }
-    yield Buffer.from(PAGE_TAIL);
+    yield Buffer.from(bare ? ']' : PAGE_TAIL);
   }
   return Readable.from(parts());
 }
@@ -122,6 +123,25 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     const page = await store.searchMails(sandbox.addressId, search, limit, start);
     admitPage(request, reply, page.results);
     return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, start));
+  });
+
+  // v1's list: every message in MailHog, here the newest MAX_MAILHOG_LIMIT.
+  fastify.get('/v1/messages', opts, async (request, reply) => {
+    const sandbox = sandboxOf(request);
+    const page = await mail.listMails(sandbox.addressId, MAX_MAILHOG_LIMIT, 0);
+    admitPage(request, reply, page.results);
+    return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, 0, true));
+  });
+
+  fastify.get<{ Params: { id: string } }>('/v1/messages/:id/download', opts, async (request, reply) => {
+    const sandbox = sandboxOf(request);
+    const m = await mail.openMail(sandbox.addressId, request.params.id);
+    const body = await rawBody(request, reply, answers, m);
+    return reply
+      .type('message/rfc822')
+      .header('content-disposition', `attachment; filename="${m.uuid}.eml"`)
+      .header('cache-control', 'private, no-store')
+      .send(body);
   });
 
   fastify.get<{ Params: { id: string } }>('/v1/messages/:id', opts, async (request, reply) => {
