@@ -152,6 +152,12 @@ describe('Mailpit-compatible API: the mailpit-api client, unchanged', () => {
     assert.match(html, /<b>4711<\/b>/);
     assert.match(html, new RegExp(`src="\\.\\./api/v1/message/${newest!.ID}/part/${summary.Inline[0]!.PartID}"`));
     assert.equal((await client.renderMessageText(newest!.ID)).trim(), 'Your order 4711 has shipped.');
+    // Shown from this origin: sandboxed, no script, nothing loaded from elsewhere.
+    const page = await request(server.httpUrl, `/mailpit/view/${newest!.ID}.html`, { headers: { authorization: basic(ALPHA) } });
+    assert.match(page.headers.get('content-security-policy') ?? '', /^sandbox; default-src 'none'; img-src 'self' data:/);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    await assert.rejects(client.renderMessageHTML(oldest!.ID), /404 Not Found.*no HTML part/);
+    assert.equal((await client.renderMessageText(oldest!.ID)).trim(), 'plain first');
     // The inline image's link, as the browser showing the view resolves it.
     const image = await request(server.httpUrl, `/mailpit/api/v1/message/${newest!.ID}/part/${summary.Inline[0]!.PartID}`, { headers: { authorization: basic(ALPHA) } });
     assert.equal(image.status, 200);
