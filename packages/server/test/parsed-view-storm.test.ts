@@ -4,7 +4,9 @@
 // another client's parsed view and a third party's SMTP delivery stay within a bound.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAddress, request, SmtpClient, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
+import { createAddress, request, SmtpClient, sendMail, startTestServer, type HttpResult, type TestServer } from './helpers/harness.js';
+import { twoNodes } from './helpers/nodes.js';
+import { skipUnless } from './helpers/services.js';
 
 const crlf = (lines: string[]) => lines.join('\r\n');
 const BUDGET_MS = 1000;
@@ -133,5 +135,68 @@ describe('GET /mailtm/messages/{id} is a parsed view', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+/** Polls `condition` until it holds, for at most 10 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(condition(), what);
+}
+
+function assertPlainRefusal(res: HttpResult, status: number, what: string): void {
+  assert.equal(res.status, status, `${what}: ${res.status} ${res.text}`);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/, what);
+  assert.match(res.headers.get('retry-after') ?? '', /^[1-9]\d*$/, what);
+  assert.ok(res.text.length > 0 && !res.text.includes('  at '), what);
+}
+
+describe('parsed views waiting: PARSE_VIEWS_PER_CLIENT and PARSE_VIEWS_WAITING', { timeout: 120_000 }, () => {
+  it("a client past its share gets a plain 429 with Retry-After; past the total, any client a 503; a view that is kept needs no share", async () => {
+    const server = await startTestServer({ PARSE_TIMEOUT: `${BUDGET_MS}ms`, PARSE_VIEWS_PER_CLIENT: '1', PARSE_VIEWS_WAITING: '2' });
+    try {
+      const { address, jwt } = await createAddress(server);
+      for (let i = 0; i < 3; i++) await sendMail(server.smtpPort, { to: [address], message: hostile(i) });
+      const uuids: string[] = (await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt })).json.results.map((m: { uuid: string }) => m.uuid);
+      const parsed = (uuid: string, localAddress: string) => request(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt, localAddress });
+      const first = parsed(uuids[0]!, '127.0.0.1');
+      // Once the first is under way: the same client's second view is refused, another client's waits.
+      await until(() => server.mail.viewParses() > 0, 'the first view is parsed');
+      assertPlainRefusal(await parsed(uuids[1]!, '127.0.0.1'), 429, 'the same client, another mail');
+      const second = parsed(uuids[1]!, '127.0.0.2');
+      // Two views wait or parse in all: a third client is refused with 503.
+      await until(() => server.mail.viewsOpen() === 2, 'both views wait or parse');
+      assertPlainRefusal(await parsed(uuids[2]!, '127.0.0.3'), 503, 'past PARSE_VIEWS_WAITING');
+      assert.equal((await first).status, 200);
+      assert.equal((await second).status, 200);
+      // Kept now: as many at once as the client likes, none parsed.
+      const before = server.mail.viewParses();
+      const again = await Promise.all([0, 1, 0, 1].map((i) => parsed(uuids[i]!, '127.0.0.1')));
+      assert.deepEqual(again.map((r) => [r.status, r.json.degraded]), Array(4).fill([200, true]));
+      assert.equal(server.mail.viewParses(), before);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+const skip = await skipUnless('postgres', 'redis');
+
+describe('a kept degraded view serves every node', { timeout: 120_000 }, () => {
+  const nodes = twoNodes('pvs', skip, { PARSE_TIMEOUT: `${BUDGET_MS}ms` });
+
+  it('parsed on node a, answered by node b without a parse', { skip }, async () => {
+    const { address, jwt } = await createAddress(nodes.a);
+    await sendMail(nodes.a.smtpPort, { to: [address], message: hostile(9) });
+    const { uuid } = (await request(nodes.a.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.results[0];
+    const onA = await request(nodes.a.httpUrl, `/api/mail/${uuid}/parsed`, { jwt });
+    assert.equal(onA.status, 200, onA.text);
+    assert.equal(onA.json.degraded, true);
+    assert.equal(nodes.a.mail.viewParses(), 1);
+    const onB = await request(nodes.b.httpUrl, `/api/mail/${uuid}/parsed`, { jwt });
+    assert.equal(onB.status, 200, onB.text);
+    assert.equal(onB.text, onA.text, 'the same answer');
+    assert.equal(nodes.b.mail.viewParses(), 0, 'node b parsed nothing');
   });
 });

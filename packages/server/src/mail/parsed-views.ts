@@ -39,6 +39,8 @@ export interface ParsedViewsOptions {
 export interface ParsedViews {
   /** The parsed view of a live mail of the address; `client`: who asks, as the per-client limits count clients. */
   read(addressId: number, uuid: string, client: string): Promise<ParsedMailView>;
+  /** Views waiting or parsing now (PARSE_VIEWS_WAITING counts them). */
+  open(): number;
 }
 
 /** Seconds a client is asked to wait when no parser thread was free (a full budget's worth of queue). */
@@ -100,5 +102,6 @@ export function createParsedViews(opts: ParsedViewsOptions): ParsedViews {
       const content = metadata.auth ? Buffer.concat([view.json.subarray(0, -1), Buffer.from(`,"auth":${JSON.stringify(metadata.auth)}}`)]) : view.json;
       return { mail: head.mail, content, degraded: view.degraded };
     },
+    open: () => open,
   };
 }

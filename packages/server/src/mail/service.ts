@@ -266,6 +266,8 @@ export function createMailService(opts: MailServiceOptions) {
     readParsed: (addressId: number, uuid: string, client: string) => parsedViews.read(addressId, uuid, client),
     /** Views the parser was given so far (a counter that only grows). */
     viewParses: () => parser.viewParses(),
+    /** Parsed views waiting or parsing now. */
+    viewsOpen: () => parsedViews.open(),
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
     /** The operator's block that refuses mail from this client address and envelope sender ('' = null sender), if any: SMTP answers 550 5.7.1. */
     blockedSender: async (ip: string, sender: string) => opts.blocks?.match(ip, sender),
