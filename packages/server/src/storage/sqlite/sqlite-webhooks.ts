@@ -103,7 +103,7 @@ const DUE =
 const DUE_FROM = 'webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id';
 
 /** The most a lease is doubled for the attempts a delivery had (64 times leaseMs). */
-export const LEASE_DOUBLINGS = 6;
+const LEASE_DOUBLINGS = 6;
 
 /** `write` runs a write as the store's other writes run (retried while another connection holds the lock, resolved once durable). */
 export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => T) => Promise<T>): WebhookStore {
