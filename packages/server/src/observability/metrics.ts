@@ -3,7 +3,7 @@
 // registry, so several in one process (tests) do not mix their counts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** deferred: answered 4xx by a limit (in-flight budget, bytes per client). */
+/** deferred: answered 4xx by a limit (the in-flight budget or the client's share of it, bytes per client and window or day, the minimum DATA rate). */
 export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred';
 
 /**
@@ -55,7 +55,7 @@ export function createMetrics(storeKind: string): Metrics {
   });
   const messages = new Counter({
     name: 'temp_inbox_smtp_messages_total',
-    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 from a limit).',
+    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 or 421 from a limit).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
