@@ -58,6 +58,8 @@ export const api = {
   newAddress: (req: { name?: string; domain?: string; cf_token?: string }) => call<NewAddressResponse>('POST', '/api/new_address', req),
   switchAddress: (address: string) => call<{ success: boolean; address: string }>('POST', '/api/switch_address', { address }),
   openAddress: (jwt: string) => call<{ success: boolean; address: string }>('POST', '/api/open_address', { jwt }),
+  /** A sandbox's inbox by its SMTP login: sets the jwt cookie and adds it to the session, as a new address does. */
+  openSandbox: (name: string, password: string) => call<{ name: string; address: string; jwt: string }>('POST', '/api/sandbox/token', { name, password }),
   logout: () => call<{ success: boolean }>('POST', '/api/logout', {}),
   deleteAddress: () => call<{ success: boolean }>('DELETE', '/api/delete_address'),
   mails: (limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails?limit=${limit}&offset=${offset}`),

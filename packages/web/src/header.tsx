@@ -4,7 +4,7 @@ import { api, ApiError, type SessionListing, type UiConfig } from './api.js';
 import { CopyChip } from './copy-chip.js';
 import type { Run } from './format.js';
 import { useNotifications } from './notify.js';
-import { OpenInbox } from './open-inbox.js';
+import { OpenInbox, OpenSandbox } from './open-inbox.js';
 import { PowStatus, solveProofOfWork, type PowState } from './proof-of-work.js';
 import { s } from './strings.js';
 import { Turnstile } from './turnstile.js';
@@ -152,6 +152,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
         </button>
       </form>
       <OpenInbox busy={busy} run={run} reload={reload} />
+      <OpenSandbox busy={busy} run={run} reload={reload} />
     </header>
   );
 }

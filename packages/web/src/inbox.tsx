@@ -245,6 +245,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
                     <span class="preview">
                       <Highlight text={meta.preview} words={found?.words} />
                     </span>
+                    {m.recipients && <span class="recipients">{s.recipients(m.recipients)}</span>}
                     {meta.codes[0] && <span class="code">{meta.codes[0]}</span>}
                   </button>
                 </li>

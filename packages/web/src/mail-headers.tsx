@@ -8,7 +8,8 @@ const one = (a: Address): string[] => (a.group ? a.group.flatMap(one) : [a.name 
 const list = (as: Address[] | undefined) => (as ?? []).flatMap(one).join(', ');
 
 /** `received`: when the service stored it (ISO), shown when the mail has no Date of its own. */
-export function MailHeaders(props: { email: Email; fallbackFrom: string; received: string }) {
+/** `recipients`: a sandbox's mail's envelope recipients (Bcc-only ones are in no header). */
+export function MailHeaders(props: { email: Email; fallbackFrom: string; received: string; recipients?: string[] | undefined }) {
   const { email, fallbackFrom, received } = props;
   const rows: [string, string][] = [
     [s.header.from, (email.from ? list([email.from]) : fallbackFrom) || s.unknownSender],
@@ -17,6 +18,7 @@ export function MailHeaders(props: { email: Email; fallbackFrom: string; receive
     [s.header.replyTo, list(email.replyTo)],
     email.date ? [s.header.date, fullDate(new Date(email.date)) || email.date] : [s.header.received, fullDate(new Date(received))],
     [s.header.messageId, email.messageId ?? ''],
+    [s.header.recipients, (props.recipients ?? []).join(', ')],
   ];
   return (
     <>

@@ -47,6 +47,39 @@ export function takeTokenFromHash(): string | undefined {
   return token;
 }
 
+/** A sandbox by its SMTP login's name and password (POST /api/sandbox/token). */
+export function OpenSandbox(props: { busy: boolean; run: (f: () => Promise<unknown>) => Promise<void>; reload: () => Promise<void> }) {
+  const { busy, run, reload } = props;
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const open = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      await api.openSandbox(name.trim(), password);
+      setPassword('');
+      await reload();
+    });
+  };
+  return (
+    <details class="open-inbox open-sandbox">
+      <summary>{s.openSandbox}</summary>
+      <form onSubmit={open}>
+        <label>
+          <span>{s.sandboxName}</span>
+          <input type="text" autoComplete="username" spellcheck={false} required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          <span>{s.sandboxPassword}</span>
+          <input type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="submit" disabled={busy || !name.trim() || !password}>
+          {s.open}
+        </button>
+      </form>
+    </details>
+  );
+}
+
 export function OpenInbox(props: { busy: boolean; run: (f: () => Promise<unknown>) => Promise<void>; reload: () => Promise<void> }) {
   const { busy, run, reload } = props;
   const [token, setToken] = useState('');

@@ -70,7 +70,7 @@ export function Reader(props: { item: MailListItem; run: Run; online: boolean; o
         )}
         <h2>{meta.subject || s.noSubject}</h2>
         {email ? (
-          <MailHeaders email={email} fallbackFrom={meta.from.address || item.source} received={item.created_at} />
+          <MailHeaders email={email} fallbackFrom={meta.from.address || item.source} received={item.created_at} recipients={item.recipients} />
         ) : (
           <p>
             {s.from} <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong> · {fullDate(new Date(item.created_at))}

@@ -62,6 +62,12 @@ export const s = {
   // Open an inbox made elsewhere.
   openInbox: 'Open an inbox',
   openInboxToken: 'Token of an inbox made with the API, SDK or CLI',
+  // Open a sandbox: the inbox of an SMTP login (docs/api.md "Sandboxes").
+  openSandbox: 'Open a sandbox',
+  sandboxName: 'Sandbox name (its SMTP login)',
+  sandboxPassword: 'Password',
+  /** A sandbox's mail in the list: every envelope recipient, Bcc ones too. */
+  recipients: (to: string[]) => `to ${to.join(', ')}`,
   open: 'Open',
   /** Asked before a `#token=` link opens its inbox (anyone can send such a link). */
   confirmOpenLink: (address: string, dropped: string | undefined) =>
@@ -129,7 +135,7 @@ export const s = {
   loadRemote: 'Load',
   htmlFrame: 'Message (HTML)',
   allHeaders: 'All headers',
-  header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', received: 'Received', messageId: 'Message-ID' },
+  header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', received: 'Received', messageId: 'Message-ID', recipients: 'Recipients' },
 
   // The authentication verdicts of a mail (auth-badges.tsx): "SPF pass", "DKIM fail (example.com)".
   auth: {

@@ -1,9 +1,9 @@
 // The admin page's side of /api/admin/*. The token the operator types is kept in
 // sessionStorage (this tab only, gone when it closes) and sent as a Bearer header with
 // every request; no cookie is involved, so no other page can make these requests.
-import type { AdminAddressesResponse, AdminStats, Block, BlockKind, BlocksResponse, FullMail, MailsResponse, NewAddressResponse } from '@temp-inbox/api';
+import type { AdminAddressesResponse, AdminSandboxesResponse, AdminStats, Block, BlockKind, BlocksResponse, FullMail, MailsResponse, NewAddressResponse, SandboxInfo } from '@temp-inbox/api';
 
-export type { AdminAddress, AdminStats, Block, BlockKind, FullMail, MailListItem, MailMetadata } from '@temp-inbox/api';
+export type { AdminAddress, AdminStats, Block, BlockKind, FullMail, MailListItem, MailMetadata, SandboxInfo } from '@temp-inbox/api';
 
 const TOKEN_KEY = 'temp-inbox-admin-token';
 
@@ -50,6 +50,10 @@ export function adminApi(token: string) {
     blocks: () => call<BlocksResponse>(token, 'GET', '/api/admin/blocks'),
     addBlock: (kind: BlockKind, value: string, note: string) => call<Block>(token, 'POST', '/api/admin/blocks', { kind, value, ...(note ? { note } : {}) }),
     removeBlock: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/blocks/${id}`),
+    sandboxes: () => call<AdminSandboxesResponse>(token, 'GET', '/api/admin/sandboxes'),
+    createSandbox: (name: string, password: string) => call<SandboxInfo>(token, 'POST', '/api/admin/sandboxes', { name, password }),
+    setSandboxPassword: (id: number, password: string) => call<{ success: boolean }>(token, 'PUT', `/api/admin/sandboxes/${id}/password`, { password }),
+    deleteSandbox: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/sandboxes/${id}`),
   };
 }
 

@@ -6,6 +6,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { Addresses } from './addresses.js';
 import { AdminError, adminApi, savedToken } from './api.js';
 import { Blocks } from './blocks.js';
+import { Sandboxes } from './sandboxes.js';
 import type { Report } from './report.js';
 import { SignIn } from './sign-in.js';
 import { Stats } from './stats.js';
@@ -56,7 +57,7 @@ export function AdminApp() {
       <header>
         <h1>temp-inbox admin</h1>
         <nav aria-label="Sections">
-          <a href="#stats">Statistics</a> <a href="#addresses">Addresses</a> <a href="#blocks">Blocks</a>
+          <a href="#stats">Statistics</a> <a href="#addresses">Addresses</a> <a href="#blocks">Blocks</a> <a href="#sandboxes">Sandboxes</a>
         </nav>
         <button type="button" onClick={() => signOut()}>
           Sign out
@@ -74,6 +75,7 @@ export function AdminApp() {
         <Stats api={api} report={report} changes={changes} />
         <Addresses api={api} report={report} />
         <Blocks api={api} report={report} />
+        <Sandboxes api={api} report={report} />
       </main>
     </div>
   );
