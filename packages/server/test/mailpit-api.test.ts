@@ -3,6 +3,7 @@
 // and password; the mail arrives over real SMTP sessions with AUTH (nodemailer). Then every
 // route's errors over raw HTTP, the isolation of two sandboxes, and (PostgreSQL) two nodes.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { MailpitClient } from 'mailpit-api';
 import nodemailer from 'nodemailer';
@@ -126,6 +127,12 @@ describe('Mailpit-compatible API: the mailpit-api client, unchanged', () => {
       summary.Inline.map((a) => [a.FileName, a.ContentID]),
       [['logo.png', 'logo@shop']],
     );
+    assert.deepEqual(summary.Attachments[0]!.Checksums, {
+      MD5: createHash('md5').update(REPORT).digest('hex'),
+      SHA1: createHash('sha1').update(REPORT).digest('hex'),
+      SHA256: createHash('sha256').update(REPORT).digest('hex'),
+    });
+    assert.equal(summary.Inline[0]!.Checksums.SHA256, createHash('sha256').update(PIXEL).digest('hex'));
     assert.deepEqual(summary.Tags, []);
     assert.ok(summary.MessageID.length > 0 && !summary.MessageID.startsWith('<'));
     // Reading the summary marks it read, as Mailpit does.
@@ -437,6 +444,9 @@ describe('Mailpit-compatible API: bad input', () => {
     const id = (stored.json as { ID: string }).ID;
     const part = await call('GET', `/api/v1/message/${id}/part/0`);
     assert.equal(part.status, 200);
+    // Its checksums are computed in a worker (200 KB of attachment).
+    const summary = await call('GET', `/api/v1/message/${id}`);
+    assert.equal((summary.json as { Attachments: { Checksums: { SHA256: string } }[] }).Attachments[0]!.Checksums.SHA256, createHash('sha256').update(Buffer.alloc(200_000, 9)).digest('hex'));
   });
 
   it('counts its routes under RATE_LIMIT_MAILPIT', async () => {

@@ -20,6 +20,8 @@ export interface MailpitMail {
   envelopeTo?: string[] | undefined;
   /** MAIL FROM, '' for the null sender; undefined when unknown. */
   envelopeFrom?: string | undefined;
+  /** The attachments' checksums by attachment id (the summary's only). */
+  checksums?: Record<string, { MD5: string; SHA1: string; SHA256: string }>;
 }
 
 export interface MailpitAddress {
@@ -89,8 +91,9 @@ export function messageList(p: { total: number; unread: number; matched: number;
   };
 }
 
-function attachment(a: ParsedAttachment) {
-  return { PartID: a.id, FileName: a.filename || a.content_id || '', ContentType: a.content_type, ContentID: a.content_id ?? '', Size: a.size };
+function attachment(a: ParsedAttachment, checksums: MailpitMail['checksums']) {
+  const sums = checksums?.[a.id];
+  return { PartID: a.id, FileName: a.filename || a.content_id || '', ContentType: a.content_type, ContentID: a.content_id ?? '', Size: a.size, ...(sums ? { Checksums: sums } : {}) };
 }
 
 const headerValue = (view: ParsedMailContent, name: string): string => view.headers.find((h) => h.name.toLowerCase() === name)?.value ?? '';
@@ -133,8 +136,8 @@ export function messageSummary(m: MailpitMail, view: ParsedMailContent) {
     Text: view.text,
     HTML: view.html ?? '',
     Size: m.metadata.size,
-    Inline: view.attachments.filter((a) => a.inline).map(attachment),
-    Attachments: view.attachments.filter((a) => !a.inline).map(attachment),
+    Inline: view.attachments.filter((a) => a.inline).map((a) => attachment(a, m.checksums)),
+    Attachments: view.attachments.filter((a) => !a.inline).map((a) => attachment(a, m.checksums)),
   };
 }
 

@@ -6,6 +6,7 @@
 // release answer that they are not available: nothing leaves a sandbox.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../../domain/errors.js';
+import { checksumsOf, type Checksums } from '../../../mailpit/checksums.js';
 import { viewAnswer, type ViewKind } from '../../../mailpit/message-view.js';
 import type { ParsedMailView } from '../../../mail/service.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
@@ -37,7 +38,24 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
 
   async function answer(kind: ViewKind, sandbox: Sandbox, parsed: ParsedMailView, partBase?: string): Promise<Buffer> {
     const tags = (await store.mailTags(sandbox.addressId, [parsed.mail.id])).get(parsed.mail.id) ?? [];
-    return viewAnswer({ kind, mail: mailpitMail(parsed.mail, sandbox, tags), ...(partBase === undefined ? {} : { partBase }) }, parsed.content);
+    const mailpit = mailpitMail(parsed.mail, sandbox, tags);
+    if (kind === 'summary') mailpit.checksums = await checksumsFor(sandbox, parsed.mail.uuid, mailpit.metadata.attachments.length);
+    return viewAnswer({ kind, mail: mailpit, ...(partBase === undefined ? {} : { partBase }) }, parsed.content);
+  }
+
+  /** The checksums of the mail's attachments (the ids its metadata lists), from the bytes kept at delivery. */
+  async function checksumsFor(sandbox: Sandbox, uuid: string, count: number): Promise<Record<string, Checksums>> {
+    const ids: string[] = [];
+    const parts: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      // One that cannot be read (the mail deleted meanwhile) is listed without checksums.
+      const part = await mail.getAttachment(sandbox.addressId, uuid, String(i)).catch(() => undefined);
+      if (!part) continue;
+      ids.push(String(i));
+      parts.push(part.content);
+    }
+    const sums = await checksumsOf(parts);
+    return Object.fromEntries(sums.map((s, i) => [ids[i]!, s]));
   }
 
   fastify.get<IdParams>('/api/v1/message/:id', parsedOpts, async (request, reply) => {
