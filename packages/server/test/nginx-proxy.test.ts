@@ -3,11 +3,12 @@
 // describes: HTTPS terminated by nginx with a certificate made here, the nodes
 // started with TRUST_PROXY=1. Only the nodes' addresses, the ports and the
 // certificate paths of the file are replaced (and its IPv6 listens dropped, which
-// this machine may not have). Clients connect from different loopback addresses
+// this machine may not have; on nginx before 1.25.1, `http2 on;` is written the older
+// way, as the file's comment says). Clients connect from different loopback addresses
 // (127.0.0.2, 127.0.0.3) so that the address a node sees can be told from nginx's.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -18,6 +19,15 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { message, sendMail, startTestServer, tmp, type TestServer } from './helpers/harness.js';
 import { PG_URL, REDIS_URL, skipUnless } from './helpers/services.js';
+
+/** Whether this nginx knows `http2 on;` (1.25.1 and later), from `nginx -v`. */
+function nginxHasHttp2Directive(): boolean {
+  const out = spawnSync('nginx', ['-v'], { encoding: 'utf8' });
+  const m = /nginx\/(\d+)\.(\d+)\.(\d+)/.exec(`${out.stderr}${out.stdout}`);
+  if (!m) return true;
+  const [major, minor, patch] = m.slice(1).map(Number) as [number, number, number];
+  return major > 1 || minor > 25 || (minor === 25 && patch >= 1);
+}
 
 const CONF = fileURLToPath(new URL('../../../deploy/nginx/temp-inbox.conf', import.meta.url));
 const HOST = 'mail.example.com';
@@ -133,12 +143,15 @@ describe('nginx in front of two nodes (deploy/nginx/temp-inbox.conf)', { timeout
     httpPort = await freePort();
 
     const shipped = readFileSync(CONF, 'utf8');
+    const http2Directive = nginxHasHttp2Directive();
     const nodeA = new URL(a.httpUrl).host;
     const nodeB = new URL(b.httpUrl).host;
     const site = shipped
       .replace('server 127.0.0.1:8080;', `server ${nodeA};`)
       .replace('server 127.0.0.1:8081;', `server ${nodeB};`)
-      .replace('listen 443 ssl http2;', `listen 127.0.0.1:${httpsPort} ssl http2;`)
+      .replace('listen 443 ssl;', `listen 127.0.0.1:${httpsPort} ssl${http2Directive ? '' : ' http2'};`)
+      // nginx before 1.25.1 (Debian 12's) has no `http2 on;`: the file's comment says what to write instead.
+      .replace('\n    http2 on;\n', http2Directive ? '\n    http2 on;\n' : '\n')
       .replace(/^\s*listen \[::\]:\d+.*$/gm, '')
       .replace('listen 80;', `listen 127.0.0.1:${httpPort};`)
       .replace('/etc/letsencrypt/live/mail.example.com/fullchain.pem', certFile)
