@@ -49,7 +49,10 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     const parts: Buffer[] = [];
     for (let i = 0; i < count; i++) {
       // One that cannot be read (the mail deleted meanwhile) is listed without checksums.
-      const part = await mail.getAttachment(sandbox.addressId, uuid, String(i)).catch(() => undefined);
+      const part = await mail.getAttachment(sandbox.addressId, uuid, String(i)).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'not_found') return undefined;
+        throw err;
+      });
       if (!part) continue;
       ids.push(String(i));
       parts.push(part.content);
