@@ -6,7 +6,7 @@
 // insertMails through queueWebhooks, in the mail's own transaction. BIGINT columns
 // arrive from pg as strings and are converted here.
 import type pg from 'pg';
-import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
+import type { ClaimedDelivery, MailEnvelope, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
 
 interface WebhookRow {
   id: string;
@@ -31,6 +31,7 @@ interface ClaimedRow {
   address_id: string;
   metadata: string;
   message_id: string;
+  envelope: string | null;
   mail_created_at: string;
 }
 
@@ -74,7 +75,7 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   timeouts: r.timeouts ?? 0,
   createdAt: Number(r.created_at),
   addressId: Number(r.address_id),
-  mail: { id: Number(r.mail_id), uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: Number(r.mail_created_at) },
+  mail: { id: Number(r.mail_id), uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: Number(r.mail_created_at), ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}) },
 });
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -106,8 +107,9 @@ const PICK =
   ') due WHERE rn = 1 OR webhook_id IS NULL ORDER BY turn, next_at, id LIMIT $4';
 
 // The picked webhooks still free (checked again on the row as locked: another node may have
-// leased it since), in id order; one another claim holds is skipped, not waited for.
-const LOCK_HOOKS = 'SELECT id FROM webhooks WHERE id = ANY($1::bigint[]) AND not_before <= $2::bigint ORDER BY id FOR UPDATE SKIP LOCKED';
+// leased it since), in id order; one another claim holds is skipped, not waited for. NO KEY:
+// a mail's transaction queueing a delivery (its foreign key's KEY SHARE lock) is not held up.
+const LOCK_HOOKS = 'SELECT id FROM webhooks WHERE id = ANY($1::bigint[]) AND not_before <= $2::bigint ORDER BY id FOR NO KEY UPDATE SKIP LOCKED';
 
 // $1 owner, $2 now, $3 leaseMs, $4 delivery ids, $5 LEASE_DOUBLINGS. Leased for leaseMs doubled for each earlier
 // attempt (LEASE_DOUBLINGS at most) and counted as an attempt; each checked again as locked.
@@ -120,7 +122,7 @@ const LEASE_HOOKS =
   'UPDATE webhooks w SET lease_owner = $1, not_before = l.until, served_at = $2::bigint FROM unnest($3::bigint[], $4::bigint[]) AS l (id, until) WHERE w.id = l.id';
 
 const CLAIMED =
-  'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
+  'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
   'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id WHERE o.id = ANY($1::bigint[])';
 
 /** The most a lease is doubled for the attempts a delivery had (64 times leaseMs), as on SQLite. */
