@@ -90,6 +90,7 @@ export const MailReceivedEvent = Type.Object({
       created_at: Type.String({ format: 'date-time' }),
       message_id: Type.String(),
       seen: Type.Boolean({ description: 'false: the mail as it arrived.' }),
+      recipients: Type.Optional(Type.Array(Type.String(), { description: "A sandbox's mail only: every envelope recipient, Bcc-only ones included." })),
     },
     { description: 'The mail as GET /api/mails lists it, as it arrived.' },
   ),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { TempInboxClient, TempInboxError } from '../../client/src/index.js';
 import { client, request, serversStoppedAfter, startTestServer, tmp, type TestServer } from './helpers/harness.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
 
 const start = serversStoppedAfter();
 const ADMIN_TOKEN = 'Sandbox-Admin-Token-3f9k2m7q8w1z5x4c6vB';
@@ -44,6 +45,26 @@ describe('POST /api/sandbox/token', () => {
     // Its inbox is not deleted with its token.
     assert.equal((await api('/api/delete_address', { method: 'DELETE', jwt: body.jwt })).status, 403);
     assert.equal((await token(server, { name: 'qa', password: 'pa55word' })).status, 200);
+  });
+});
+
+describe("a sandbox's webhook", () => {
+  it('POSTs each captured mail with its envelope recipients, the Bcc-only one included', async () => {
+    const server = await start({ SANDBOXES: 'hooked:hook-pass', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const receiver = await startReceiver();
+    try {
+      const jwt = ((await token(server, { name: 'hooked', password: 'hook-pass' })).json as { jwt: string }).jwt;
+      const set = await client(server)('/api/webhook', { method: 'PUT', jwt, body: { url: receiver.url() } });
+      assert.equal(set.status, 200, set.text);
+      receiver.secret = (set.json as { secret: string }).secret;
+      await send(server, 'hooked', 'hook-pass', { to: 'alice@customer.com', bcc: 'hidden@audit.example', subject: 'hooked' });
+      const [post] = await receiver.untilPosts(1);
+      assert.equal(post!.verified, true);
+      assert.equal(post!.event.data.address, 'hooked@sandbox.invalid');
+      assert.deepEqual(post!.event.data.recipients, ['alice@customer.com', 'hidden@audit.example']);
+    } finally {
+      await receiver.stop();
+    }
   });
 });
 

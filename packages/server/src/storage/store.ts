@@ -180,7 +180,7 @@ export interface WebhookRecord {
 }
 
 /** The fields of a mail a webhook delivery carries (the list item's). */
-export type WebhookMail = Pick<MailSummary, 'id' | 'uuid' | 'source' | 'address' | 'metadata' | 'messageId' | 'createdAt'>;
+export type WebhookMail = Pick<MailSummary, 'id' | 'uuid' | 'source' | 'address' | 'metadata' | 'messageId' | 'createdAt' | 'envelope'>;
 
 /** A queued delivery a node has claimed (with a lease), with what it needs to send it. */
 export interface ClaimedDelivery {

@@ -41,6 +41,7 @@ export function mailReceivedBody(mail: WebhookMail): string {
       message_id: mail.messageId,
       // As it arrived (and as the event stream's mail event has it): the same at every attempt.
       seen: false,
+      ...(mail.envelope ? { recipients: mail.envelope.to } : {}),
     },
   };
   return JSON.stringify(event);

@@ -5,7 +5,7 @@
 // mistake, a tool): a claim is one write transaction, so two claimers never share a
 // delivery, nor a webhook while an attempt to it is in flight.
 import type Database from 'better-sqlite3';
-import type { ClaimedDelivery, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
+import type { ClaimedDelivery, MailEnvelope, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
 
 interface WebhookRow {
   id: number;
@@ -30,6 +30,7 @@ interface ClaimedRow {
   address_id: number;
   metadata: string;
   message_id: string;
+  envelope: string | null;
   mail_created_at: number;
 }
 
@@ -73,7 +74,7 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   timeouts: r.timeouts ?? 0,
   createdAt: r.created_at,
   addressId: r.address_id,
-  mail: { id: r.mail_id, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: r.mail_created_at }
+  mail: { id: r.mail_id, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: r.mail_created_at, ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}) },
 });
 
 /** Queues a stored mail's deliveries: to its address's webhook, and to the operator's when asked; answers how many. Runs inside insertMails' transaction. */
@@ -126,7 +127,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
     leaseHook: db.prepare('UPDATE webhooks SET lease_owner = @owner, not_before = @until, served_at = @now WHERE id = @id'),
     anyDue: db.prepare(`SELECT 1 FROM ${DUE_FROM} WHERE ${DUE} LIMIT 1`).pluck(),
     claimed: db.prepare(
-      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, ' +
+      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
         'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
         'WHERE o.id IN (SELECT value FROM json_each(?))',
     ),
