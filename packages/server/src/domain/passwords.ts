@@ -15,7 +15,7 @@ export const MAX_PASSWORD_CHARS = 1024;
 const MAX_CONCURRENT = 2;
 /** Hashes waiting for a slot; more are refused with 503 (the per-client rate limits come first). */
 const MAX_QUEUED = 64;
-/** Hashes waiting for a slot from one network (the caller's `network`); more are refused with 429. */
+/** Hashes waiting for a slot from one network (the caller's `network`, when it names one); more are refused with 429. */
 export const MAX_QUEUED_PER_NETWORK = 4;
 
 const ENCODED = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/;
@@ -34,14 +34,16 @@ let started = 0;
 /** Hashes started in this process so far (a counter that only grows), for tests of the queue's turns. */
 export const hashesStarted = (): number => started;
 
-async function slot<T>(network: string, run: () => Promise<T>): Promise<T> {
+/** `network` undefined: a caller that knows no client address (its hashes take turns as one more network, uncapped). */
+async function slot<T>(network: string | undefined, run: () => Promise<T>): Promise<T> {
   if (running >= MAX_CONCURRENT) {
     if (queued >= MAX_QUEUED) throw new AppError('unavailable', 'Too many password checks at once; retry in a moment.', 1);
-    const mine = waiting.get(network) ?? [];
-    if (mine.length >= MAX_QUEUED_PER_NETWORK) throw new AppError('rate_limited', 'Too many password checks from your network at once; retry in a moment.', 1);
+    const key = network ?? '(no client address)';
+    const mine = waiting.get(key) ?? [];
+    if (network !== undefined && mine.length >= MAX_QUEUED_PER_NETWORK) throw new AppError('rate_limited', 'Too many password checks from your network at once; retry in a moment.', 1);
     await new Promise<void>((resolve) => {
       mine.push(resolve);
-      waiting.set(network, mine);
+      waiting.set(key, mine);
       queued++;
     });
   } else running++;
@@ -68,7 +70,7 @@ function next(): void {
   resolve();
 }
 
-function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, network: string): Promise<Buffer> {
+function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }, network: string | undefined): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
   return slot(
     network,
@@ -83,7 +85,7 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
  * The encoded hash of a password: scrypt$log2(N)$r$p$salt$key (base64). `network`: where
  * the request comes from (an IPv4 /24, an IPv6 /48), whose turn in the queue it waits for.
  */
-export async function hashPassword(password: string, network = ''): Promise<string> {
+export async function hashPassword(password: string, network?: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
   const key = await derive(password, salt, SCRYPT_PARAMS, network);
   return `scrypt$${Math.log2(SCRYPT_PARAMS.N)}$${SCRYPT_PARAMS.r}$${SCRYPT_PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`;
@@ -96,7 +98,7 @@ let decoy: Promise<string> | undefined;
  * Whether the password matches the encoded hash, compared in constant time. Without a
  * hash (no such account) a decoy is checked all the same and the answer is false.
  */
-export async function verifyPassword(password: string, encoded: string | undefined, network = ''): Promise<boolean> {
+export async function verifyPassword(password: string, encoded: string | undefined, network?: string): Promise<boolean> {
   const m = ENCODED.exec(encoded ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex'), network))));
   if (!m) return false;
   const [, logN, r, p, salt, key] = m;
