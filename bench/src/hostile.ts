@@ -10,7 +10,8 @@
 //  c) two clients (127.0.0.2, 127.0.0.3) holding ten unfinished 10 MB DATA each, with
 //     a byte every 20 s: whether a third client's mail still gets its 250 (each
 //     client's share of the in-flight budget), and how long until the slow transfers
-//     are ended (SMTP_DATA_MIN_RATE over SMTP_DATA_RATE_WINDOW).
+//     are ended (SMTP_DATA_MIN_RATE over SMTP_DATA_RATE_WINDOW);
+//  d) HTTP readers that ask for a 10 MB mail and never read (hostile-readers.ts).
 // Targets: delay p99 < 50 ms, /health_check < 1 s throughout, RSS growth < 300 MB.
 // Refused connections and transactions are counted, never treated as errors.
 //
@@ -26,6 +27,7 @@ import { makeTempDir, memoryOf, sleep } from './lib/procs.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 import { blast, SmtpConnection } from './lib/smtp-client.js';
 import { fmt, MB, percentile, round } from './lib/stats.js';
+import { unreadAnswers } from './hostile-readers.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 
 const DELAY_P99_TARGET_MS = 50;
@@ -733,7 +735,9 @@ export const hostile: Bench = async (ctx) => {
       values: { endedAfter: slow.endedAfter === undefined ? -1 : round(slow.endedAfter), windowSeconds: slow.windowSeconds },
     },
   );
-  return { rows, details: { seconds, ordinaryPerSecond: ORDINARY_PER_SECOND, attackConnections: ATTACK_CONNECTIONS, baseline, attacked, holders: holdResults, slow } };
+  const unread = await unreadAnswers(ctx.quick, ctx.log);
+  rows.push(...unread.rows);
+  return { rows, details: { seconds, ordinaryPerSecond: ORDINARY_PER_SECOND, attackConnections: ATTACK_CONNECTIONS, baseline, attacked, holders: holdResults, slow, unread: unread.details } };
 };
 
 // Run alone: node --import tsx bench/src/hostile.ts [--quick]
