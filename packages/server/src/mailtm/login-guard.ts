@@ -43,21 +43,19 @@ export function createLoginGuard(limits: LoginLimits, redis: Redis | undefined, 
         [network, nets.network],
         [provider, nets.provider],
       ].filter((k): k is [AttemptLimiter, string] => k[0] !== undefined && k[1] !== undefined);
-      const taken: [AttemptLimiter, string][] = [];
-      const refund = () => Promise.all(taken.map(([l, k]) => l.refund(k).catch(() => undefined))).then(() => undefined);
-      for (const [limiter, key] of keys) {
-        const wait = await limiter.take(key);
-        if (wait > 0) {
-          await refund();
-          throw new AppError('rate_limited', 'Too many failed logins; retry later.', wait);
-        }
-        taken.push([limiter, key]);
+      // Taken together (one round trip to Redis, not three); the ones allowed are given back if another refuses.
+      const waits = await Promise.all(keys.map(([limiter, key]) => limiter.take(key)));
+      const refund = (which: [AttemptLimiter, string][]) => Promise.all(which.map(([l, k]) => l.refund(k).catch(() => undefined))).then(() => undefined);
+      const wait = Math.max(0, ...waits);
+      if (wait > 0) {
+        await refund(keys.filter((_, i) => waits[i] === 0));
+        throw new AppError('rate_limited', 'Too many failed logins; retry later.', wait);
       }
       let settled = false;
       const settle = async () => {
         if (settled) return;
         settled = true;
-        await refund();
+        await refund(keys);
       };
       return { succeeded: settle, cancel: settle };
     },
