@@ -180,6 +180,10 @@ describe('deployment files', () => {
       if (prodDeps.includes(stage)) continue;
       assert.match(x.args, /\/dist(-admin)?\/? /, `from the build stage only built files are copied (not ${x.args})`);
     }
+    // Every build output the server serves or runs (scripts/setup.mjs's list; the client SDK is not run).
+    const built = JSON.parse(/const BUILT = (\[[^\]]*\])/.exec(read('scripts/setup.mjs'))![1]!.replace(/'/g, '"')) as string[];
+    const copiedBuilt = runtime.steps.filter((x) => x.keyword === 'COPY' && !prodDeps.includes(stages.find((s) => s.name === x.flags.get('from'))!)).map((x) => x.args.split(' ')[0]!.replace(/^\/app\/|\/$/g, ''));
+    assert.deepEqual(copiedBuilt.sort(), built.filter((d) => !d.startsWith('packages/client/')).sort());
     const users = runtime.steps.filter((x) => x.keyword === 'USER');
     assert.ok(users.length > 0, 'a USER in the runtime stage');
     assert.doesNotMatch(users.at(-1)!.args, /^(root|0)(:|$)/, 'not root');
