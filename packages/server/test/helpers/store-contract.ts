@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { AddressRecord, MailBody, MailSummary, NewMail, Store } from '../../src/storage/store.js';
+import { PART_BYTES, PartsGoneError } from '../../src/storage/parts.js';
 import { WEBHOOK_CASES } from './webhook-store-contract.js';
 import { SANDBOX_CASES } from './sandbox-store-contract.js';
 
@@ -1188,6 +1189,38 @@ const CASES: Case[] = [
     async (store) => {
       await store.ping();
       await store.ping();
+    },
+  ],
+  [
+    'openMail: the mail as getMail finds it, its message read a part at a time, again on each call; a part gone while read throws PartsGoneError',
+    async (store) => {
+      const a = await address(store, 'open@example.com');
+      // Three parts of 512 KiB and a few bytes, with bytes above 0x7f across each edge.
+      const raw = Buffer.concat([Buffer.from('Subject: big\r\n\r\n'), Buffer.alloc(2 * PART_BYTES + 5, 'ä')]);
+      const m = newMail(a, T0, { trace: Buffer.from('Received: x\r\n'), raw });
+      await store.insertMails([m]);
+      const whole = (await store.getMail(a.id, m.uuid))!.raw;
+      const reader = (await store.openMail(a.id, m.uuid))!;
+      const { bytes, pieces, ...summary } = reader;
+      const { raw: _raw, ...expected } = (await store.getMail(a.id, m.uuid))!;
+      assert.deepEqual(summary, expected);
+      assert.equal(bytes, whole.length);
+      for (let i = 0; i < 2; i++) {
+        const read: Buffer[] = [];
+        for await (const piece of pieces()) read.push(piece);
+        assert.ok(read.length > 2, 'more than the row holds: read part by part');
+        assert.ok(Buffer.concat(read).equals(whole), `read ${i + 1}`);
+      }
+      assert.equal(await store.openMail(a.id, randomUUID()), undefined);
+      assert.equal(await store.openMail(a.id + 1000, m.uuid), undefined);
+      // Deleted (and so purged) while it is read.
+      const iterator = pieces()[Symbol.asyncIterator]();
+      await iterator.next();
+      await iterator.next();
+      assert.equal(await store.deleteAddress(a.id), true);
+      await assert.rejects(async () => {
+        for (let step = await iterator.next(); !step.done; step = await iterator.next());
+      }, PartsGoneError);
     },
   ],
   [
