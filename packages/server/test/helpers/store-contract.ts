@@ -99,22 +99,22 @@ const CASES: Case[] = [
     async (store) => {
       const a = await address(store, 'parsed@example.com');
       const b = await address(store, 'someone@example.com');
-      const [{ mail, id }] = await mailsAt(store, a, [T0 + 1]);
-      assert.deepEqual(await store.getMailHead(a.id, mail!.uuid), { mail: summaryOf(mail!, id!), degradedView: undefined }, 'nothing kept yet');
-      assert.equal(await store.getMailHead(b.id, mail!.uuid), undefined, "another address's mail");
+      const { mail, id } = (await mailsAt(store, a, [T0 + 1]))[0]!;
+      assert.deepEqual(await store.getMailHead(a.id, mail.uuid), { mail: summaryOf(mail, id), degradedView: undefined }, 'nothing kept yet');
+      assert.equal(await store.getMailHead(b.id, mail.uuid), undefined, "another address's mail");
       assert.equal(await store.getMailHead(a.id, randomUUID()), undefined, 'an unknown uuid');
-      await store.keepDegradedView(id!, Buffer.from('{"degraded":true}'));
-      assert.equal((await store.getMailHead(a.id, mail!.uuid))!.degradedView!.toString(), '{"degraded":true}');
-      await store.keepDegradedView(id!, Buffer.from('{"degraded":true,"n":2}'));
-      assert.equal((await store.getMailHead(a.id, mail!.uuid))!.degradedView!.toString(), '{"degraded":true,"n":2}', 'replaced');
+      await store.keepDegradedView(id, Buffer.from('{"degraded":true}'));
+      assert.equal((await store.getMailHead(a.id, mail.uuid))!.degradedView!.toString(), '{"degraded":true}');
+      await store.keepDegradedView(id, Buffer.from('{"degraded":true,"n":2}'));
+      assert.equal((await store.getMailHead(a.id, mail.uuid))!.degradedView!.toString(), '{"degraded":true,"n":2}', 'replaced');
       // The next mail's id, most likely: nothing kept for a mail that is not there yet.
-      await store.keepDegradedView(id! + 1, Buffer.from('{}'));
-      const [{ mail: next }] = await mailsAt(store, a, [T0 + 2]);
-      assert.equal((await store.getMailHead(a.id, next!.uuid))!.degradedView, undefined, 'nothing kept before the mail was');
-      assert.equal(await store.softDeleteMail(a.id, mail!.uuid), true);
-      assert.equal(await store.getMailHead(a.id, mail!.uuid), undefined, 'a deleted mail has no head');
+      await store.keepDegradedView(id + 1, Buffer.from('{}'));
+      const next = (await mailsAt(store, a, [T0 + 2]))[0]!.mail;
+      assert.equal((await store.getMailHead(a.id, next.uuid))!.degradedView, undefined, 'nothing kept before the mail was');
+      assert.equal(await store.softDeleteMail(a.id, mail.uuid), true);
+      assert.equal(await store.getMailHead(a.id, mail.uuid), undefined, 'a deleted mail has no head');
       await store.purge({ mailBefore: 0, addressBefore: 0, sessionBefore: 0 });
-      await store.keepDegradedView(id!, Buffer.from('{}'));
+      await store.keepDegradedView(id, Buffer.from('{}'));
     },
   ],
   [
