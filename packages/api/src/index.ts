@@ -251,6 +251,8 @@ export const MailMetadata = Type.Object({
   subject: Type.String({ description: 'Decoded subject (RFC 2047).' }),
   from: Mailbox,
   to: Type.Array(Mailbox),
+  cc: Type.Optional(Type.Array(Mailbox, { description: 'The Cc: mailboxes (at most 100, fewer when the metadata would be too large). Mail stored before they were recorded has none.' })),
+  reply_to: Type.Optional(Type.Array(Mailbox, { description: 'The Reply-To: mailboxes (at most 10). Mail stored before they were recorded has none.' })),
   date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The Date: header as RFC 3339, or null.' }),
   size: Type.Integer({ description: 'Raw size in bytes as received.' }),
   preview: Type.String({ description: 'The first ~200 characters of the text.' }),

@@ -97,8 +97,11 @@ describe('Mailpit-compatible API: the mailpit-api client, unchanged', () => {
     assert.equal(newest!.Read, false);
     assert.deepEqual(newest!.From, { Name: 'Shop Team', Address: 'shop@example.com' });
     assert.deepEqual(newest!.To, [{ Name: 'Alice', Address: 'alice@example.org' }]);
-    // The stored metadata names From and To only: Cc, Bcc and Reply-To are in the summary.
-    assert.deepEqual(newest!.Bcc, []);
+    // Cc and Reply-To from the stored metadata, Bcc the envelope's recipients that To and Cc do not name.
+    assert.deepEqual(newest!.Cc, [{ Name: 'Carol', Address: 'carol@example.org' }]);
+    assert.deepEqual(newest!.Bcc, [{ Name: '', Address: 'hidden@example.net' }]);
+    assert.deepEqual(newest!.ReplyTo, [{ Name: '', Address: 'support@example.com' }]);
+    assert.deepEqual([oldest!.Cc, oldest!.Bcc, oldest!.ReplyTo], [[], [], []]);
     assert.equal(newest!.Attachments, 2);
     assert.match(newest!.Snippet, /order 4711 has shipped/);
     assert.equal(newest!.Username, 'alpha');
@@ -392,7 +395,8 @@ describe('Mailpit-compatible API: bad input', () => {
       ['GET', '/api/v1/messages?start=-1', undefined, 400, /start must be a whole number/],
       ['GET', '/api/v1/search', undefined, 400, /no search query/],
       ['GET', '/api/v1/search?query=%22open', undefined, 400, /not closed/],
-      ['GET', '/api/v1/search?query=tag%3Ainvoices', undefined, 400, /tag: filter is not supported/],
+      ['GET', '/api/v1/search?query=addressed%3Aalice', undefined, 400, /addressed: is not supported/],
+      ['GET', '/api/v1/search?query=larger%3A12Q', undefined, 400, /larger:12Q is not a size/],
       ['GET', '/api/v1/search?query=is%3Astarred', undefined, 400, /is:starred is not known/],
       ['GET', '/api/v1/search?query=before%3A2024-13-01', undefined, 400, /not a date/],
       ['GET', '/api/v1/search?query=before%3A2024-01-01&tz=Mars%2FOlympus', undefined, 400, /Unknown time zone/],

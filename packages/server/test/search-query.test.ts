@@ -62,7 +62,7 @@ describe('search query parser', () => {
     assert.match(reason('abc "def'), /quote at character 5 is not closed/);
     assert.match(reason('from:'), /from: needs a value, e\.g\. from:alice@example\.com/);
     assert.match(reason('subject: x'), /subject: needs a value/);
-    assert.match(reason('is:starred'), /is:starred is not known; is:read and is:unread are/);
+    assert.match(reason('is:starred'), /is:starred is not known; is:read, is:unread and is:tagged are/);
     assert.match(reason('has:pdf'), /has:pdf is not known; has:attachment is/);
     assert.match(reason('before:2023-02-29'), /before:2023-02-29 is not a date; write it as YYYY-MM-DD/);
     assert.match(reason('after:01/05/2024'), /not a date/);

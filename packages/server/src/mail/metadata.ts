@@ -12,6 +12,11 @@ export const MAX_FIELD_CHARS = 1024;
 /** A file name is cut to this many characters (what most file systems allow). */
 export const MAX_FILENAME_CHARS = 255;
 export const MAX_RECIPIENTS_LISTED = 100;
+/** Reply-To: mailboxes kept at most (a reply goes to one or two). */
+export const MAX_REPLY_TO_LISTED = 10;
+/** Tags taken from a message's X-Tags header at most, and characters of each (Mailpit's tags). */
+export const MAX_HEADER_TAGS = 20;
+export const MAX_TAG_CHARS = 100;
 export const MAX_ATTACHMENTS_LISTED = 100;
 export const MAX_CODES = 10;
 export const MAX_LINKS = 50;
@@ -97,11 +102,39 @@ export function contentBytes(content: ArrayBuffer | Uint8Array | string): number
   return content.byteLength;
 }
 
+/** The stored metadata with what later versions added: Cc and Reply-To (absent on older mail). */
+export type StoredMetadata = MailMetadata & { cc?: Mailbox[]; reply_to?: Mailbox[] };
+
+/** Mailpit's tag rule: letters, digits, '-', '.', '_' and spaces; anything else is dropped, and an empty tag with it. */
+export const cleanTag = (tag: string): string =>
+  tag
+    .replace(/[^A-Za-z0-9\-._ ]/g, '')
+    .trim()
+    .slice(0, MAX_TAG_CHARS);
+
+/** The tags of a message's X-Tags headers (comma-separated, as Mailpit reads them): cleaned, without repeats, at most MAX_HEADER_TAGS. */
+export function headerTags(email: Email | undefined): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const h of email?.headers ?? []) {
+    if (h.key !== 'x-tags') continue;
+    // Only the header's first few KiB: enough for every tag kept.
+    for (const part of h.value.slice(0, MAX_HEADER_TAGS * (MAX_TAG_CHARS + 2)).split(',')) {
+      const tag = cleanTag(part);
+      if (!tag || seen.has(tag.toLowerCase())) continue;
+      seen.add(tag.toLowerCase());
+      out.push(tag);
+      if (out.length >= MAX_HEADER_TAGS) return out;
+    }
+  }
+  return out;
+}
+
 /**
  * Metadata of a parsed message (or of nothing, when it could not be parsed),
  * every field bounded and the whole at most MAX_METADATA_BYTES of JSON.
  */
-export function buildMetadata(email: Email | undefined, rawSize: number): MailMetadata {
+export function buildMetadata(email: Email | undefined, rawSize: number): StoredMetadata {
   const subject = cut(stripControls(email?.subject ?? ''), MAX_FIELD_CHARS);
   const html = email?.html;
   const text = (email?.text ?? (html ? htmlToText(html.slice(0, EXTRACT_CHARS)) : '')).slice(0, EXTRACT_CHARS);
@@ -114,10 +147,12 @@ export function buildMetadata(email: Email | undefined, rawSize: number): MailMe
       size: contentBytes(a.content),
     }),
   );
-  const metadata: MailMetadata = {
+  const metadata: StoredMetadata = {
     subject,
     from: mailboxes(email?.from, 1)[0] ?? { name: '', address: '' },
     to: mailboxes(email?.to, MAX_RECIPIENTS_LISTED),
+    cc: mailboxes(email?.cc, MAX_RECIPIENTS_LISTED),
+    reply_to: mailboxes(email?.replyTo, MAX_REPLY_TO_LISTED),
     date: isoDate(email?.date),
     size: rawSize,
     preview: makePreview(stripControls(text)),
@@ -132,16 +167,17 @@ export function buildMetadata(email: Email | undefined, rawSize: number): MailMe
   return fitMetadata(metadata);
 }
 
-const jsonBytes = (m: MailMetadata) => Buffer.byteLength(JSON.stringify(m));
+const jsonBytes = (m: StoredMetadata) => Buffer.byteLength(JSON.stringify(m));
 
 /** What the parse may fill: the authentication verdicts (auth-verdict.ts), added at delivery, get the rest. */
 const PARSED_METADATA_BYTES = MAX_METADATA_BYTES - MAX_AUTH_JSON_BYTES;
 
-/** Drops what matters least until the metadata fits: links, then recipients, then attachment entries. */
-function fitMetadata(m: MailMetadata): MailMetadata {
+/** Drops what matters least until the metadata fits: links, then Cc and To recipients, then attachment entries. */
+function fitMetadata(m: StoredMetadata): StoredMetadata {
   // Nearly every message fits: one serialisation tells, instead of one per loop below.
   if (jsonBytes(m) <= PARSED_METADATA_BYTES) return m;
   while (jsonBytes(m) > PARSED_METADATA_BYTES && m.links.length > 0) m.links = m.links.slice(0, Math.floor(m.links.length / 2));
+  while (jsonBytes(m) > PARSED_METADATA_BYTES && m.cc && m.cc.length > 0) m.cc = m.cc.slice(0, Math.floor(m.cc.length / 2));
   while (jsonBytes(m) > PARSED_METADATA_BYTES && m.to.length > 1) m.to = m.to.slice(0, Math.floor(m.to.length / 2));
   while (jsonBytes(m) > PARSED_METADATA_BYTES && m.attachments.length > 0) {
     m.attachments = m.attachments.slice(0, Math.floor(m.attachments.length / 2));

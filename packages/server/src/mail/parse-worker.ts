@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
 import { installConcatBlob } from './concat-blob.js';
-import { buildMetadata, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
+import { buildMetadata, headerTags, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
 import { searchWordsOf } from './search-text.js';
 import { buildView, headersOf, readHeaderBlock } from './parsed-view.js';
 
@@ -45,6 +45,8 @@ export interface WorkerItem {
   degraded: boolean;
   /** What search finds the mail by: the words of its search text (search-text.ts searchWordsOf). */
   searchText: string;
+  /** The tags its X-Tags header names (metadata.ts headerTags). */
+  tags: string[];
 }
 
 export interface WorkerResult {
@@ -100,7 +102,7 @@ function item(email: Email | undefined, degraded: boolean, contents: Contents, p
     return { filename: metadata.attachments[pick ?? i]?.filename ?? '', contentType: a.mimeType || 'application/octet-stream', offset: contents.add(bytes), length: bytes.byteLength };
   });
   const from = email?.from && !email.from.group ? email.from.address : undefined;
-  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '' };
+  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '', tags: headerTags(email) };
 }
 
 /** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */

@@ -57,6 +57,8 @@ export interface ParsedMessage {
   degraded: boolean;
   /** What search finds the mail by: the words of its subject, people and decoded text, each once (search-text.ts). */
   searchText: string;
+  /** The tags its X-Tags header names, cleaned and bounded (metadata.ts headerTags); a sandbox's mail is given them. */
+  tags: string[];
 }
 
 /** The parsed view of a message (parsed-view.ts), as the JSON bytes of a ParsedMailContent. */
@@ -171,12 +173,13 @@ function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
     attachments: it.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(r.contents, a.offset, a.length) })),
     degraded: it.degraded,
     searchText: it.searchText,
+    tags: it.tags,
   };
 }
 
 /** Metadata of a message nothing could be read from. */
 function nothing(): ParsedMessage {
-  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '' };
+  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '', tags: [] };
 }
 
 export function createMessageParser(opts: ParserOptions = {}): MessageParser {

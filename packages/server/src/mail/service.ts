@@ -219,6 +219,10 @@ export function createMailService(opts: MailServiceOptions) {
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText, operatorWebhook, ...(capture ? { envelope: capture } : {}) };
     });
     const ids = await store.insertMails(rows);
+    // A sandbox's mail is given the tags of its X-Tags header (Mailpit's), before the 250.
+    if (env.capture && parsed.tags.length > 0) {
+      for (const r of rows) await store.setMailTags(r.addressId, [r.uuid], parsed.tags);
+    }
     // The dispatcher looks at the outbox only when some delivery was queued since it last did.
     const queued = store.deliveriesQueued();
     if (queued !== deliveriesWoken) {

@@ -5,6 +5,7 @@
 // line breaks and control characters, so a request cannot add a header of its own making.
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../domain/errors.js';
+import { cleanTag } from '../mail/metadata.js';
 
 /** Addresses of To, Cc, Bcc and ReplyTo together at most. */
 export const MAX_SEND_ADDRESSES = 1000;
@@ -135,12 +136,8 @@ function attachmentPart(a: Attachment): string {
   return `${headers.join('\r\n')}\r\n\r\n${base64Lines(a.content)}`;
 }
 
-/** Mailpit's tag rule: letters, digits, '-', '.', '_' and spaces; anything else is dropped, and an empty tag with it. */
-export const cleanTag = (tag: string): string =>
-  tag
-    .replace(/[^A-Za-z0-9\-._ ]/g, '')
-    .trim()
-    .slice(0, 100);
+/** Mailpit's tag rule, as a received message's X-Tags are cleaned (mail/metadata.ts). */
+export { cleanTag };
 
 /** The tags of a request (Tags of /send and PUT /api/v1/tags), cleaned and without repeats (case-insensitively). */
 export function tagsOf(v: unknown): string[] {

@@ -4,6 +4,7 @@
 // (and its parsed view) to Mailpit's JSON: no I/O, so that the worker that reshapes a
 // large message (summary-worker.ts) uses them too.
 import type { Mailbox, MailMetadata, ParsedAttachment, ParsedMailContent } from '@temp-inbox/api';
+import type { StoredMetadata } from '../mail/metadata.js';
 import type { ChaosConfig } from '../sandboxes/types.js';
 
 /** A stored mail as the presenters need it. */
@@ -53,18 +54,17 @@ export function bccOf(envelopeTo: string[] | undefined, named: Mailbox[]): Mailp
 
 /** One message of a list (GET /api/v1/messages, /search): what the stored metadata holds. */
 export function listItem(m: MailpitMail) {
-  const md = m.metadata;
+  const md: StoredMetadata = m.metadata;
   return {
     ID: m.uuid,
     MessageID: messageIdOf(m.messageId),
     Read: m.seen,
     From: address(md.from),
     To: md.to.map(address),
-    // The stored metadata of a mail names From and To only (a Cc recipient of the envelope
-    // cannot be told from a Bcc one): Cc, Bcc and Reply-To are in its summary.
-    Cc: [] as MailpitAddress[],
-    Bcc: [] as MailpitAddress[],
-    ReplyTo: [] as MailpitAddress[],
+    Cc: (md.cc ?? []).map(address),
+    // Mail stored before Cc was kept cannot tell a Cc recipient of its envelope from a Bcc one: none listed.
+    Bcc: md.cc ? bccOf(m.envelopeTo, [...md.to, ...md.cc]) : [],
+    ReplyTo: (md.reply_to ?? []).map(address),
     Subject: md.subject,
     Created: new Date(m.createdAt).toISOString(),
     Username: m.username,

@@ -1,6 +1,7 @@
 // The syntax of a search (GET /api/mails/search, docs/api.md "Search"), after Gmail's
-// and Mailpit's: free words, "quoted phrases", from: to: subject: has:attachment
-// is:read is:unread before: after:, and a leading - that negates any of them. Parsed
+// and Mailpit's: free words, "quoted phrases", from: to: cc: bcc: reply-to: subject: message-id:
+// tag: filename: has:attachment is:read is:unread is:tagged before: after: larger:
+// smaller:, and a leading - that negates any of them. Parsed
 // once into a typed query that every store implements the same way. Pure: no I/O.
 //
 // It is bounded before any store sees it (docs/security.md "Search"): at most
@@ -30,8 +31,20 @@ export interface IndexWord {
 export type SearchTerm =
   /** Every word must be a word of the mail (a free token such as "shop.example" is two words; a phrase's words are whole). */
   | { kind: 'words'; words: IndexWord[]; negated: boolean }
-  /** The From: name or address, a To: recipient's name or address (or the address it was delivered to), or the subject contains `value` (lower-cased). */
-  | { kind: 'from' | 'to' | 'subject'; value: string; negated: boolean }
+  /**
+   * Contains `value` (lower-cased): the From: name or address; a To: recipient's name or address, the
+   * address it was delivered to or a recipient of its envelope; a Cc: recipient's; an envelope recipient
+   * that neither To: nor Cc: names (bcc); a Reply-To: mailbox's; the subject; an attachment's file name.
+   */
+  | { kind: 'from' | 'to' | 'cc' | 'bcc' | 'reply-to' | 'subject' | 'filename'; value: string; negated: boolean }
+  /** The Message-ID is `value` (lower-cased, without its angle brackets). */
+  | { kind: 'message-id'; value: string; negated: boolean }
+  /** The mail has the tag `value` (compared case-insensitively; lower-cased). */
+  | { kind: 'tag'; value: string; negated: boolean }
+  /** The mail has at least one tag. */
+  | { kind: 'tagged'; negated: boolean }
+  /** larger: at least `bytes` bytes as received; smaller: fewer. */
+  | { kind: 'larger' | 'smaller'; bytes: number; negated: boolean }
   /** The mail has at least one attachment. */
   | { kind: 'attachment'; negated: boolean }
   /** The mail is marked read (is:unread is this negated). */
@@ -46,7 +59,13 @@ export interface ParsedSearch {
 
 export type SearchParse = { ok: true; search: ParsedSearch } | { ok: false; reason: string };
 
-const FIELDS = new Set(['from', 'to', 'subject', 'has', 'is', 'before', 'after']);
+const FIELDS = new Set(['from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'message-id', 'tag', 'filename', 'has', 'is', 'before', 'after', 'larger', 'smaller']);
+/** Mailpit's filters that have no counterpart here: refused by name rather than searched for as words. */
+const REFUSED: Record<string, string> = {
+  addressed: 'addressed: is not supported; search from:, to:, cc: or bcc: one at a time.',
+};
+/** A value past this many characters finds nothing a person meant; refused rather than scanned for. */
+const MAX_FIELD_VALUE_CHARS = 256;
 
 /** Every term's words and filters, or a reason that a person can act on (a 400's text). */
 export function parseSearchQuery(query: string): SearchParse {
@@ -63,7 +82,8 @@ export function parseSearchQuery(query: string): SearchParse {
     const negated = query[i] === '-' && i + 1 < n && !space(query[i + 1]);
     if (negated) i++;
     let field: string | undefined;
-    const name = /^([A-Za-z]+):/.exec(query.slice(i, i + 10));
+    const name = /^([A-Za-z]+(?:-[A-Za-z]+)?):/.exec(query.slice(i, i + 12));
+    if (name && REFUSED[name[1]!.toLowerCase()]) return { ok: false, reason: REFUSED[name[1]!.toLowerCase()]! };
     if (name && FIELDS.has(name[1]!.toLowerCase())) {
       field = name[1]!.toLowerCase();
       i += name[0].length;
@@ -106,18 +126,34 @@ function wordsTerm(text: string, quoted: boolean, negated: boolean): SearchTerm 
 
 function fieldTerm(field: string, value: string, negated: boolean): SearchTerm | string {
   if (value === '') return `${field}: needs a value, e.g. ${example(field)} (no space after the colon).`;
+  if (value.length > MAX_FIELD_VALUE_CHARS) return `${field}: takes at most ${MAX_FIELD_VALUE_CHARS} characters.`;
   switch (field) {
     case 'from':
     case 'to':
+    case 'cc':
+    case 'bcc':
+    case 'reply-to':
     case 'subject':
+    case 'filename':
       return { kind: field, value: value.toLowerCase(), negated };
+    case 'message-id':
+      return { kind: field, value: value.trim().replace(/^<(.*)>$/s, '$1').toLowerCase(), negated };
+    case 'tag':
+      return { kind: field, value: value.toLowerCase(), negated };
+    case 'larger':
+    case 'smaller': {
+      const bytes = sizeOf(value);
+      if (bytes === undefined) return `${field}:${value} is not a size; write it as bytes or with K, M or G (powers of 1000; KiB, MiB, GiB of 1024), e.g. ${example(field)}.`;
+      return { kind: field, bytes, negated };
+    }
     case 'has':
       if (value.toLowerCase() === 'attachment' || value.toLowerCase() === 'attachments') return { kind: 'attachment', negated };
       return `has:${value} is not known; has:attachment is.`;
     case 'is': {
       const v = value.toLowerCase();
       if (v === 'read' || v === 'unread') return { kind: 'read', negated: negated !== (v === 'unread') };
-      return `is:${value} is not known; is:read and is:unread are.`;
+      if (v === 'tagged') return { kind: 'tagged', negated };
+      return `is:${value} is not known; is:read, is:unread and is:tagged are.`;
     }
     default: {
       const at = utcDay(value);
@@ -125,6 +161,17 @@ function fieldTerm(field: string, value: string, negated: boolean): SearchTerm |
       return { kind: field as 'before' | 'after', at, negated };
     }
   }
+}
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** Bytes of a size such as 500K, 1.5MB or 2MiB (as Mailpit reads them: K, M, G of 1000), or undefined. */
+function sizeOf(value: string): number | undefined {
+  const m = /^(\d{1,12}(?:\.\d{1,6})?)\s*([a-z]*)$/i.exec(value);
+  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) return undefined;
+  const bytes = Math.round(Number(m[1]) * unit);
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
 /** Midnight UTC of a YYYY-MM-DD calendar date, or undefined. */
@@ -143,7 +190,19 @@ function example(field: string): string {
     case 'from':
       return 'from:alice@example.com';
     case 'to':
-      return 'to:support';
+    case 'cc':
+    case 'bcc':
+    case 'reply-to':
+      return `${field}:support`;
+    case 'message-id':
+      return 'message-id:abc123@shop.example';
+    case 'tag':
+      return 'tag:signup';
+    case 'filename':
+      return 'filename:invoice.pdf';
+    case 'larger':
+    case 'smaller':
+      return `${field}:500K`;
     case 'subject':
       return 'subject:"order shipped"';
     case 'has':

@@ -47,18 +47,45 @@ const ftsWords = (addressId: number, t: Extract<SearchTerm, { kind: 'words' }>):
 /** One field term as a condition on `m` that is never NULL, and its parameters. */
 function fieldCondition(t: Exclude<SearchTerm, { kind: 'words' }>): Statement {
   const has = (path: string) => `search_contains(json_extract(m.metadata, '${path}'), ?)`;
+  // A mailbox of the list at `path` whose name or address contains the value (two parameters).
+  const people = (path: string) =>
+    `EXISTS (SELECT 1 FROM json_each(m.metadata, '${path}') r WHERE search_contains(json_extract(r.value, '$.name'), ?) OR search_contains(json_extract(r.value, '$.address'), ?))`;
   switch (t.kind) {
     case 'from':
       return { sql: `(${has('$.from.name')} OR ${has('$.from.address')})`, params: [t.value, t.value] };
     case 'to':
+      // The To header, the address it was delivered to, and a sandbox's envelope recipients (as MailHog's kind=to looks in the envelope).
+      return {
+        sql: `(${people('$.to')} OR ${has('$.delivered_to')} OR EXISTS (SELECT 1 FROM json_each(m.envelope, '$.to') e WHERE search_contains(e.value, ?)))`,
+        params: [t.value, t.value, t.value, t.value],
+      };
+    case 'cc':
+      return { sql: people('$.cc'), params: [t.value, t.value] };
+    case 'reply-to':
+      return { sql: people('$.reply_to'), params: [t.value, t.value] };
+    case 'bcc':
+      // An envelope recipient that neither To nor Cc names.
       return {
         sql:
-          "(EXISTS (SELECT 1 FROM json_each(m.metadata, '$.to') r WHERE search_contains(json_extract(r.value, '$.name'), ?) OR search_contains(json_extract(r.value, '$.address'), ?)) " +
-          `OR ${has('$.delivered_to')})`,
-        params: [t.value, t.value, t.value],
+          "EXISTS (SELECT 1 FROM json_each(m.envelope, '$.to') e WHERE search_contains(e.value, ?) AND NOT EXISTS (" +
+          "SELECT 1 FROM json_each(m.metadata, '$.to') r WHERE lower(json_extract(r.value, '$.address')) = lower(e.value) UNION ALL " +
+          "SELECT 1 FROM json_each(m.metadata, '$.cc') r WHERE lower(json_extract(r.value, '$.address')) = lower(e.value)))",
+        params: [t.value],
       };
     case 'subject':
       return { sql: has('$.subject'), params: [t.value] };
+    case 'filename':
+      return { sql: "EXISTS (SELECT 1 FROM json_each(m.metadata, '$.attachments') a WHERE search_contains(json_extract(a.value, '$.filename'), ?))", params: [t.value] };
+    case 'message-id':
+      return { sql: "lower(trim(m.message_id)) IN (?, '<' || ? || '>')", params: [t.value, t.value] };
+    case 'tag':
+      return { sql: 'EXISTS (SELECT 1 FROM mail_tags g WHERE g.mail_id = m.id AND lower(g.tag) = ?)', params: [t.value] };
+    case 'tagged':
+      return { sql: 'EXISTS (SELECT 1 FROM mail_tags g WHERE g.mail_id = m.id)', params: [] };
+    case 'larger':
+      return { sql: "coalesce(json_extract(m.metadata, '$.size'), 0) >= ?", params: [t.bytes] };
+    case 'smaller':
+      return { sql: "coalesce(json_extract(m.metadata, '$.size'), 0) < ?", params: [t.bytes] };
     case 'attachment':
       return { sql: "coalesce(json_array_length(m.metadata, '$.attachments'), 0) > 0", params: [] };
     case 'read':
