@@ -84,7 +84,8 @@ async function route(path: (uuid: string) => string, readers: number): Promise<R
     peak = Math.max(peak, memoryOf(pid).rss);
     // Read again: a connection the server reset says so at once.
     for (const r of open) r.socket.resume();
-    const ends = await Promise.all(open.map((r) => Promise.race([r.ended, sleep(3000).then(() => 'open' as const)])));
+    // On a loaded machine a reader may start to stall late (its answer's first parts take a while): time for that.
+    const ends = await Promise.all(open.map((r) => Promise.race([r.ended, sleep((STALL_SECONDS * 2 + 10) * 1000).then(() => 'open' as const)])));
     await sleep(1500);
     return {
       before,
