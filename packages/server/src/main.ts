@@ -44,19 +44,44 @@ if (command === 'backup') {
 }
 
 leaveYoungGenerationsToWorkers();
-const server = await startServer(config).catch((err: Error) => {
-  process.stderr.write(`temp-inbox: could not start: ${err.message}\n`);
+// One line, no stack: a StartupError names the variable to fix (startup-errors.ts).
+const server = await startServer(config).catch((err: unknown) => {
+  process.stderr.write(`temp-inbox: could not start: ${oneLine(err)}\n`);
   process.exit(1);
 });
-process.stdout.write(`temp-inbox: HTTP on ${server.httpUrl}, SMTP on port ${server.smtpPort}, domains ${config.mailDomains.join(', ')}\n`);
+const at = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host || '0.0.0.0'}:${port}`;
+process.stdout.write(
+  `temp-inbox: HTTP on ${server.httpUrl}, SMTP on port ${server.smtpPort}, domains ${config.mailDomains.join(', ')} ` +
+    `(listening on ${at(config.httpHost, server.httpPort)} and ${at(config.smtpHost, server.smtpPort)}, storage ${server.store.kind})\n`,
+);
 
+/** How long stop() may take: SMTP's 5 s close timeout, then HTTP and storage. */
+const STOP_DEADLINE_MS = 10_000;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    const force = setTimeout(() => process.exit(1), 10_000);
+    process.stdout.write(`temp-inbox: ${signal} received: stopping (SMTP sessions get up to 5 s to finish, then HTTP and storage close)\n`);
+    const force = setTimeout(() => {
+      process.stderr.write(`temp-inbox: did not stop within ${STOP_DEADLINE_MS / 1000} s; exiting anyway\n`);
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
     force.unref();
     server.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      (r) => {
+        process.stdout.write(
+          `temp-inbox: stopped in ${r.ms} ms: closed SMTP (${plural(r.smtpSessions, 'session')} ended), HTTP (${plural(r.httpRequests, 'request')} finished), storage (${server.store.kind})\n`,
+        );
+        process.exit(0);
+      },
+      (err: unknown) => {
+        process.stderr.write(`temp-inbox: stopping failed: ${oneLine(err)}\n`);
+        process.exit(1);
+      },
     );
   });
+}
+
+function oneLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s*\n\s*/g, ' ');
 }

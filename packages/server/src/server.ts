@@ -2,6 +2,7 @@
 // and the retention sweep. Tests build the whole thing through startServer on port 0.
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminService } from './admin/service.js';
 import { createBlockList } from './blocks/block-list.js';
@@ -31,6 +32,7 @@ import { createSmtpReceiver } from './smtp/smtp-receiver.js';
 import { createStore } from './storage/index.js';
 import { createStorageState } from './storage/storage-state.js';
 import type { Store } from './storage/store.js';
+import { databaseStartupError, dataDirStartupError, listenStartupError, redisStartupError } from './startup-errors.js';
 
 export interface RunningServer {
   config: Config;
@@ -41,8 +43,18 @@ export interface RunningServer {
   store: Store;
   mail: MailService;
   http: App;
-  /** Stops accepting, finishes what is in flight, and closes every connection. */
-  stop(): Promise<void>;
+  /** Stops accepting, finishes what is in flight, and closes every connection; says what it drained. */
+  stop(): Promise<StopReport>;
+}
+
+/** What stop() drained, for the shutdown log line. */
+export interface StopReport {
+  /** SMTP sessions open when stop() began (each finished or was ended with 421). */
+  smtpSessions: number;
+  /** HTTP requests in flight when stop() began (each was answered). */
+  httpRequests: number;
+  /** How long stop() took. */
+  ms: number;
 }
 
 /** How long a Redis command may take before it counts as failed (see startServer). */
@@ -70,10 +82,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   // system call per burst instead of per line); pino flushes what is left on exit.
   // Bounded so that a stalled stdout reader cannot grow memory without limit.
   const logger = opts.logger ?? pino({ level: config.logLevel }, pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 }));
-  for (const warning of prepareDataDir(config.dataDir)) logger.warn({ dataDir: config.dataDir }, warning);
-  const secrets = resolveSecrets(config.dataDir, { jwtSecret: config.jwtSecret, sessionSecret: config.sessionSecret });
+  let secrets;
+  try {
+    for (const warning of prepareDataDir(config.dataDir)) logger.warn({ dataDir: config.dataDir }, warning);
+    secrets = resolveSecrets(config.dataDir, { jwtSecret: config.jwtSecret, sessionSecret: config.sessionSecret });
+  } catch (err) {
+    throw dataDirStartupError(config.dataDir, err);
+  }
   const store = await createStore(config, {
     onDatabaseError: (err) => logger.warn({ err }, 'database connection lost while idle; the pool replaces it'),
+  }).catch((err: unknown) => {
+    throw config.databaseUrl ? databaseStartupError(config.databaseUrl, err) : dataDirStartupError(config.dataDir, err);
   });
   // A command Redis does not answer within REDIS_COMMAND_TIMEOUT_MS fails, like one sent
   // while it is disconnected: the limits then count per node in memory and events stay
@@ -87,8 +106,18 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const cleanups: (() => Promise<unknown>)[] = [() => store.close()];
   try {
     if (redis) {
+      // ioredis rejects a failed connect with "Connection is closed."; the reason is in the last 'error'.
+      let connectError: unknown;
+      const remember = (err: unknown) => (connectError = err);
+      redis.on('error', remember);
+      try {
+        await redis.connect();
+      } catch (err) {
+        redis.disconnect();
+        throw redisStartupError(config.redisUrl!, err, connectError);
+      }
+      redis.off('error', remember);
       redis.on('error', (err) => logger.warn({ err }, 'redis error'));
-      await redis.connect();
       cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
     }
     const metrics = config.metricsToken ? createMetrics(store.kind) : undefined;
@@ -244,10 +273,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       logger,
       metrics,
     );
-    const smtpPort = await smtp.listen();
+    const smtpPort = await smtp.listen().catch((err: unknown) => {
+      throw listenStartupError('SMTP_PORT', config.smtpHost, config.smtpPort, err);
+    });
     cleanups.unshift(() => smtp.close());
-    await http.listen({ host: config.httpHost, port: config.httpPort });
+    await http.listen({ host: config.httpHost, port: config.httpPort }).catch((err: unknown) => {
+      throw listenStartupError('HTTP_PORT', config.httpHost, config.httpPort, err);
+    });
     const httpPort = (http.server.address() as AddressInfo).port;
+    // Requests in flight, for the shutdown report.
+    let httpInFlight = 0;
+    http.server.on('request', (_req: unknown, res: ServerResponse) => {
+      httpInFlight++;
+      res.once('close', () => httpInFlight--);
+    });
 
     const sweep = () =>
       mail.sweep().then(
@@ -260,7 +299,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const host = ['0.0.0.0', '::', ''].includes(config.httpHost) ? '127.0.0.1' : config.httpHost;
     logger.info({ http: httpPort, smtp: smtpPort, store: store.kind, domains: config.mailDomains }, 'temp-inbox started');
-    let stopping: Promise<void> | undefined;
+    let stopping: Promise<StopReport> | undefined;
     return {
       config,
       httpPort,
@@ -271,8 +310,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       http,
       stop() {
         stopping ??= (async () => {
+          const started = Date.now();
+          const report = { smtpSessions: smtp.sessions(), httpRequests: httpInFlight };
           clearInterval(timer);
           for (const c of cleanups) await c();
+          return { ...report, ms: Date.now() - started };
         })();
         return stopping;
       },

@@ -89,6 +89,8 @@ export const BAD_RECIPIENTS_FREE = 3;
 
 export interface SmtpReceiver {
   listen(): Promise<number>;
+  /** SMTP connections open now (the shutdown report counts them). */
+  sessions(): number;
   close(): Promise<void>;
 }
 
@@ -417,7 +419,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       sessions.delete(session.id);
     },
   });
-  server.on('error', (err) => log.warn({ err }, 'smtp connection error'));
+  // A failed bind is listen()'s rejection (the start-up error names SMTP_PORT), not a connection's.
+  server.on('error', (err) => (err as NodeJS.ErrnoException).syscall === 'listen' || log.warn({ err }, 'smtp connection error'));
 
   return {
     listen() {
@@ -429,6 +432,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         });
       });
     },
+    sessions: () => server.connections.size,
     close() {
       commands.close();
       for (const s of sessions.values()) {
