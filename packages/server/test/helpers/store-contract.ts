@@ -196,6 +196,68 @@ const CASES: Case[] = [
     },
   ],
   [
+    "searchMails: Mailpit's filters cc: bcc: (envelope recipients To and Cc do not name) reply-to: message-id: tag: is:tagged filename: larger: smaller:, to: in the envelope too; mail without the fields matches none of them",
+    async (store) => {
+      const a = await address(store, 'mailpit-filters@example.com');
+      const box = (address: string, name = '') => ({ name, address });
+      const meta = (extra: Record<string, unknown>) => JSON.stringify({ subject: 's', from: box('f@shop.example'), to: [], attachments: [], size: 100, ...extra });
+      const [m1, m2, m3] = [
+        newMail(a, T0 + 1, {
+          messageId: '<Order-1@Shop.Example>',
+          metadata: meta({ to: [box('alice@inbox.example', 'Alice')], cc: [box('carol@inbox.example', 'Carol Cc')], reply_to: [box('help@shop.example')], size: 2_000_000, attachments: [{ id: '0', filename: 'Invoice-2024.PDF' }] }),
+          envelope: { from: 'f@shop.example', to: ['alice@inbox.example', 'CAROL@inbox.example', 'hidden@secret.example'] },
+        }),
+        newMail(a, T0 + 2, { messageId: '<two@shop.example>', metadata: meta({ to: [box('dave@inbox.example')], cc: [], reply_to: [], size: 400_000 }), envelope: { from: '', to: ['dave@inbox.example'] } }),
+        // Stored before Cc, Reply-To and envelopes were kept.
+        newMail(a, T0 + 3, { messageId: '', metadata: JSON.stringify({ subject: 'old', from: box('o@old.example'), to: [box('erin@inbox.example')], attachments: [] }) }),
+      ] as [NewMail, NewMail, NewMail];
+      await store.insertMails([m1, m2, m3]);
+      await store.setMailTags(a.id, [m1.uuid], ['Signup', 'urgent one']);
+      await store.setMailTags(a.id, [m2.uuid], ['signup']);
+      const names = new Map([m1, m2, m3].map((m, i) => [m.uuid, `m${i + 1}`]));
+      const found = async (q: string) => (await store.searchMails(a.id, q, 10, 0)).results.map((m) => names.get(m.uuid));
+      const cases: [string, string[]][] = [
+        ['cc:carol', ['m1']],
+        ['cc:"carol cc"', ['m1']],
+        ['-cc:carol', ['m3', 'm2']],
+        ['bcc:hidden', ['m1']],
+        ['bcc:secret.example', ['m1']],
+        ['bcc:carol', []],
+        ['bcc:alice', []],
+        ['bcc:dave', []],
+        ['-bcc:hidden', ['m3', 'm2']],
+        ['to:hidden@secret.example', ['m1']],
+        ['to:erin', ['m3']],
+        ['reply-to:help@shop', ['m1']],
+        ['message-id:order-1@shop.example', ['m1']],
+        ['message-id:<Order-1@Shop.Example>', ['m1']],
+        ['message-id:order-1', []],
+        ['tag:signup', ['m2', 'm1']],
+        ['tag:SIGNUP', ['m2', 'm1']],
+        ['tag:"urgent one"', ['m1']],
+        ['tag:urgent', []],
+        ['-tag:signup', ['m3']],
+        ['is:tagged', ['m2', 'm1']],
+        ['-is:tagged', ['m3']],
+        ['filename:invoice', ['m1']],
+        ['filename:.pdf', ['m1']],
+        ['-filename:invoice', ['m3', 'm2']],
+        ['larger:1M', ['m1']],
+        ['larger:400K', ['m2', 'm1']],
+        ['larger:400001', ['m1']],
+        ['smaller:1MB', ['m3', 'm2']],
+        ['smaller:100', ['m3']],
+        ['larger:1.9MiB', ['m1']],
+        ['larger:2MiB', []],
+        ['tag:signup larger:1M cc:carol bcc:hidden filename:pdf message-id:order-1@shop.example is:tagged to:alice', ['m1']],
+      ];
+      for (const [q, want] of cases) assert.deepEqual(await found(q), want, q);
+      for (const bad of ['larger:big', 'smaller:1T', 'addressed:alice', 'tag:', 'larger:1M smaller:2M a b c d e f g']) {
+        await assert.rejects(store.searchMails(a.id, bad, 10, 0), (err: { code?: string; message?: string }) => err.code === 'bad_request' && typeof err.message === 'string', bad);
+      }
+    },
+  ],
+  [
     'searchMails: the syntax (from: to: subject: has:attachment is:read is:unread before: after:, quoted phrases, - to negate), short words whole; bad syntax is a bad_request',
     async (store) => {
       const a = await address(store, 'syntax@example.com');
