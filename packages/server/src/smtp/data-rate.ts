@@ -5,6 +5,7 @@
 // second over each window, the first counted from the 354 (one window of grace);
 // one that does not is a timeout of the transfer: 421 4.4.2 and the connection closed.
 // Postfix has the same rule (smtpd_min_data_rate, 500 bytes/s).
+import { performance } from 'node:perf_hooks';
 
 export interface DataRateOptions {
   /** Bytes per second; 0: no minimum. */
@@ -24,8 +25,14 @@ export function watchDataRate(opts: DataRateOptions, onStall: (bytesInWindow: nu
   if (opts.minRate === 0) return { add: () => undefined, stop: () => undefined };
   const need = (opts.minRate * opts.windowMs) / 1000;
   let inWindow = 0;
+  let since = performance.now();
   const timer = setInterval(() => {
-    if (inWindow < need) {
+    const now = performance.now();
+    // A tick that comes late found the event loop busy: the bytes that arrived meanwhile may
+    // not have been read yet, so that window says nothing about the client.
+    const late = now - since > 1.5 * opts.windowMs;
+    since = now;
+    if (!late && inWindow < need) {
       clearInterval(timer);
       onStall(inWindow);
     }
