@@ -24,7 +24,7 @@ export interface StartTempInboxOptions {
 }
 
 /** Every bench server signs with this, so a bench can mint a JWT for a seeded address. */
-export const BENCH_JWT_SECRET = 'bench-secret-0123456789abcdef0123456789abcdef';
+export const BENCH_JWT_SECRET = 'bench-k7Qz3vN9xR2pL6tW8yB4mD1sF5hJ0cG';
 
 /** A JWT for an address of a server started with benchEnv(). */
 export function jwtFor(address: { id: number; address: string }): Promise<string> {
