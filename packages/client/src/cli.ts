@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { TempInboxClient, type Inbox, type LinkWaitOptions } from './client.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import type { Message } from './message.js';
+import { nearest, optionError, urlProblem } from './cli-hints.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3 } as const;
 
@@ -222,13 +223,17 @@ async function run(args: string[], io: Io): Promise<number> {
       }
       throw new UsageError(`"${argv[0]}" is not a command.`);
     }
-    if (!(command in OPTIONS)) throw new UsageError(`"${command}" is not a command.`);
+    if (!(command in OPTIONS)) {
+      const meant = nearest(command, Object.keys(OPTIONS));
+      throw new UsageError(meant ? `"${command}" is not a command; did you mean "${meant}"?` : `"${command}" is not a command.`);
+    }
     const cmd = command as Command;
     let parsed;
     try {
       parsed = parseArgs({ args: argv.slice(1), allowPositionals: true, strict: true, options: { ...COMMON_OPTIONS, ...OPTIONS[cmd] } });
     } catch (err) {
-      throw new UsageError(`${(err as Error).message.replace(/\.?$/, '.')}`);
+      const elsewhere = Object.fromEntries(Object.entries(OPTIONS).map(([name, options]) => [name, Object.keys(options)]));
+      throw new UsageError(optionError(err as Error, Object.keys({ ...COMMON_OPTIONS, ...OPTIONS[cmd] }), elsewhere));
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
     const positionals = parsed.positionals;
@@ -240,7 +245,10 @@ async function run(args: string[], io: Io): Promise<number> {
     }
     const str = (name: string) => values[name] as string | undefined;
     const flag = (name: string) => values[name] === true;
-    const client = new TempInboxClient({ baseUrl: str('url') ?? io.env['TEMP_INBOX_URL'] ?? 'http://localhost:8080' });
+    const baseUrl = str('url') ?? io.env['TEMP_INBOX_URL'] ?? 'http://localhost:8080';
+    const badUrl = urlProblem(baseUrl, str('url') !== undefined ? '--url' : 'TEMP_INBOX_URL');
+    if (badUrl) throw new UsageError(badUrl);
+    const client = new TempInboxClient({ baseUrl });
     const allowPositionals = (n: number, what: string) => {
       if (positionals.length > n) throw new UsageError(`"${cmd}" takes ${what}, not "${positionals.slice(n).join(' ')}".`);
     };
