@@ -1,8 +1,8 @@
 // The SDK: a client for one temp-inbox service and a handle per inbox. Uses the global
-// fetch (Node 20+, browsers); no run-time dependencies. @temp-inbox/api supplies the
-// types only (import type), so nothing of it is loaded at run time.
+// fetch (Node 20+, browsers); no dependencies at all: the answers' types are in
+// api-types.ts, generated from @temp-inbox/api's schemas.
 import './dispose.js';
-import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SandboxTokenResponse, SettingsResponse } from '@temp-inbox/api';
+import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SandboxTokenResponse, SettingsResponse } from './api-types.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import { rankLinks, type LinkMatcher } from './links.js';
 import { Message, type MessageSource } from './message.js';

@@ -1,6 +1,6 @@
 // A mail as the SDK returns it: the fields of GET /api/mail/{uuid}/parsed, plus
 // raw() for the message source and content() on each attachment for its bytes.
-import type { HeaderField, Mailbox, ParsedAttachment, ParsedMail } from '@temp-inbox/api';
+import type { HeaderField, Mailbox, ParsedAttachment, ParsedMail } from './api-types.js';
 
 /** What a Message needs from its inbox to fetch more of itself. */
 export interface MessageSource {

@@ -24,10 +24,25 @@ export interface TempInboxOptions {
   tempInboxOptions: CreateInboxOptions;
 }
 
+// The options in Playwright's own option list, so that a plain
+// `defineConfig({ use: { tempInboxUrl } })` in playwright.config.ts type-checks.
+declare module '@playwright/test' {
+  interface PlaywrightTestOptions {
+    /** temp-inbox: the service's URL (default $TEMP_INBOX_URL). */
+    tempInboxUrl: string | undefined;
+    /** temp-inbox: how the `inbox` fixture's inbox is created (name, domain). */
+    tempInboxOptions: CreateInboxOptions;
+  }
+}
+
+// Both options are declared in PlaywrightTestOptions above, where Playwright's types take no
+// `option: true`; at run time that flag is what lets playwright.config's `use` set them.
+const OPTION = { option: true } as unknown as { scope: 'test' };
+
 /** Playwright's `test`, with the `inbox` and `tempInbox` fixtures and the `tempInboxUrl` option. */
-export const test = base.extend<TempInboxFixtures & TempInboxOptions>({
-  tempInboxUrl: [undefined, { option: true }],
-  tempInboxOptions: [{}, { option: true }],
+export const test = base.extend<TempInboxFixtures>({
+  tempInboxUrl: [undefined, OPTION],
+  tempInboxOptions: [{}, OPTION],
   tempInbox: async ({ tempInboxUrl }, use) => {
     const baseUrl = tempInboxUrl ?? process.env['TEMP_INBOX_URL'];
     if (!baseUrl) throw new Error('The inbox fixture needs the temp-inbox service: set TEMP_INBOX_URL, or tempInboxUrl in playwright.config.');

@@ -3,7 +3,7 @@
 // and finds the number n (0..maxnumber) whose SHA-256 of `salt + n` is `challenge`;
 // the answer travels as base64 JSON in `cf_token`. A service without the check answers
 // the challenge route with 404, and then nothing is sent.
-import type { PowChallenge } from '@temp-inbox/api';
+import type { PowChallenge } from './api-types.js';
 
 /** Numbers tried between turns of the event loop, so that solving never holds it long. */
 const SLICE = 2000;

@@ -1,7 +1,7 @@
 // A sandbox (docs/api.md "Sandboxes"): an inbox that belongs to an SMTP login. Its handle is
 // the same Inbox an address's is; `inbox.sandbox` adds what only a sandbox has: its name and
 // its chaos settings (faults its own SMTP sessions get).
-import type { ChaosSettings, SandboxInfo } from '@temp-inbox/api';
+import type { ChaosSettings, SandboxInfo } from './api-types.js';
 
 export interface OpenSandboxOptions {
   /** The SMTP login. */

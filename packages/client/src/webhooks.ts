@@ -2,7 +2,7 @@
 // every mail the address receives is POSTed to its URL as JSON, signed as the Standard
 // Webhooks specification says, with the secret `set` answers once. Reached as
 // `inbox.webhook`; the inbox's token is its authority.
-import type { Webhook, WebhookCreated, WebhookDeliveriesResponse, WebhookDelivery, WebhookOutcome } from '@temp-inbox/api';
+import type { Webhook, WebhookCreated, WebhookDeliveriesResponse, WebhookDelivery, WebhookOutcome } from './api-types.js';
 import { TempInboxError } from './errors.js';
 
 /** What the webhook calls need of the client: its JSON call (TempInboxClient.json). */
