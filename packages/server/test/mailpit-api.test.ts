@@ -506,3 +506,135 @@ describe('Mailpit-compatible API: two nodes on PostgreSQL', { skip }, () => {
     assert.equal((await onB.listMessages()).total, 1);
   });
 });
+
+describe("Mailpit-compatible API: X-Tags, Mailpit's search filters, and cypress-mailpit's calls", () => {
+  let server: TestServer;
+  let client: MailpitClient;
+  before(async () => {
+    server = await startTestServer({ SANDBOXES });
+    client = mailpit(server);
+  });
+  after(async () => server?.close());
+
+  /** One HTTP call as cy.request makes it: Basic auth, a JSON body when there is one, `qs` encoded into the URL. */
+  const cy = async (method: string, path: string, opts: { body?: unknown; qs?: Record<string, string | number> } = {}) => {
+    const query = opts.qs ? `?${new URLSearchParams(Object.entries(opts.qs).map(([k, v]) => [k, String(v)])).toString()}` : '';
+    const res = await request(server.httpUrl, `/mailpit${path}${query}`, { method, ...(opts.body === undefined ? {} : { body: opts.body }), headers: { authorization: basic(ALPHA) } });
+    return { status: res.status, headers: res.headers, text: res.text, json: () => JSON.parse(res.text) as Record<string, unknown> & { messages: Record<string, unknown>[] } };
+  };
+
+  it("tags a message by its X-Tags header (cleaned, without repeats, at most 20) and searches by Mailpit's filters", async () => {
+    await smtpSend(server, ALPHA, { ...rich('Tagged order'), headers: { 'X-Tags': 'Signup, urgent!, , signup,  Weekly Digest ' } });
+    const many = Array.from({ length: 30 }, (_, i) => `t${String(i).padStart(2, '0')}`).join(',');
+    await smtpSend(server, ALPHA, { from: 'bulk@example.com', to: 'bob@example.org', subject: 'Many tags', text: 'x', headers: { 'X-Tags': many } });
+    await smtpSend(server, ALPHA, { from: 'plain@example.com', to: 'bob@example.org', subject: 'Untagged', text: 'x' });
+    const list = await client.listMessages();
+    const bySubject = new Map(list.messages.map((m) => [m.Subject, m]));
+    assert.deepEqual(bySubject.get('Tagged order')!.Tags, ['Signup', 'Weekly Digest', 'urgent']);
+    assert.equal(bySubject.get('Many tags')!.Tags.length, 20);
+    assert.deepEqual(bySubject.get('Untagged')!.Tags, []);
+    assert.deepEqual((await client.getMessageSummary(bySubject.get('Tagged order')!.ID)).Tags, ['Signup', 'Weekly Digest', 'urgent']);
+
+    const search = async (query: string) => (await client.searchMessages({ query })).messages.map((m) => m.Subject).sort();
+    const messageId = bySubject.get('Tagged order')!.MessageID;
+    const cases: [string, string[]][] = [
+      ['tag:signup', ['Tagged order']],
+      ['tag:"weekly digest"', ['Tagged order']],
+      ['is:tagged', ['Many tags', 'Tagged order']],
+      ['-is:tagged', ['Untagged']],
+      ['cc:carol', ['Tagged order']],
+      ['bcc:hidden@example.net', ['Tagged order']],
+      ['bcc:carol', []],
+      ['to:hidden@example.net', ['Tagged order']],
+      ['reply-to:support@example.com', ['Tagged order']],
+      [`message-id:${messageId}`, ['Tagged order']],
+      [`message-id:<${messageId}>`, ['Tagged order']],
+      ['filename:report.pdf', ['Tagged order']],
+      ['filename:logo', ['Tagged order']],
+      ['larger:1K', ['Tagged order']],
+      ['smaller:1K', ['Many tags', 'Untagged']],
+      ['-tag:signup smaller:1M', ['Many tags', 'Untagged']],
+    ];
+    for (const [q, want] of cases) assert.deepEqual(await search(q), want, q);
+    await assert.rejects(client.searchMessages({ query: 'addressed:alice' }), /400 Bad Request.*addressed: is not supported/);
+    await client.deleteMessages();
+  });
+
+  // cypress-mailpit 2.0.0 (dist/src/MailpitCommands.js), each call as the plugin makes it.
+  it('serves every call of cypress-mailpit with the fields it reads', async () => {
+    await client.deleteMessages();
+    // mailpitSendMail(): POST /api/v1/send with the plugin's default body.
+    const sent = await cy('POST', '/api/v1/send', {
+      body: {
+        Attachments: [],
+        Bcc: ['bcc@example.com'],
+        Cc: [{ Email: 'cc@example.com', Name: 'CC' }],
+        From: { Email: 'from@example.com', Name: 'From' },
+        HTML: '<p>hello from mailpit</p>',
+        Headers: {},
+        ReplyTo: [{ Email: 'replyto@example.com', Name: 'ReplyTo' }],
+        Subject: 'Hello Mailpit',
+        Tags: [],
+        Text: 'hello from mailpit',
+        To: [{ Email: 'jane@example.com', Name: 'Jane' }],
+      },
+    });
+    assert.equal(sent.status, 200, sent.text);
+    const id = sent.json()['ID'] as string;
+    await smtpSend(server, ALPHA, { from: 'shop@example.com', to: 'bob@example.org', subject: 'Second', text: 'second', attachments: [{ filename: 'a.txt', content: 'a' }] });
+
+    // mailpitGetAllMails(start = 0, limit = 50): GET /api/v1/messages?start=0&limit=50.
+    const all = (await cy('GET', '/api/v1/messages?start=0&limit=50')).json();
+    assert.equal(all['total'], 2);
+    assert.deepEqual(all.messages.map((m) => m['Subject']), ['Second', 'Hello Mailpit']);
+    const listed = all.messages[1]!;
+    assert.deepEqual([listed['Cc'], listed['Bcc'], listed['ReplyTo']], [[{ Name: 'CC', Address: 'cc@example.com' }], [{ Name: '', Address: 'bcc@example.com' }], [{ Name: 'ReplyTo', Address: 'replyto@example.com' }]]);
+
+    // mailpitGetMail(id = "latest"), then mailpitGetSubject, mailpitGetRecipientAddress, mailpitGetFromAddress, mailpitGetAttachments.
+    const latest = (await cy('GET', '/api/v1/message/latest')).json() as unknown as { ID: string; Subject: string; To: { Address: string }[]; From: { Address: string }; Attachments: { FileName: string }[] };
+    assert.equal(latest.Subject, 'Second');
+    assert.deepEqual(latest.To.map((r) => r.Address), ['bob@example.org']);
+    assert.equal(latest.From.Address, 'shop@example.com');
+    assert.deepEqual(latest.Attachments.map((a) => a.FileName), ['a.txt']);
+    const mail = (await cy('GET', `/api/v1/message/${id}`)).json() as unknown as { Subject: string };
+    assert.equal(mail.Subject, 'Hello Mailpit');
+
+    // mailpitSearchEmails(query, start, limit) with qs; mailpitGetEmailsBySubject (`subject:${subject}`, unquoted),
+    // mailpitGetEmailsByTo (`to:${email}`); the Has/NotHas waits read messages_count.
+    const search = async (query: string) => (await cy('GET', '/api/v1/search', { qs: { query, start: 0, limit: 50 } })).json();
+    assert.equal((await search('subject:Hello Mailpit'))['messages_count'], 1);
+    assert.equal((await search('to:jane@example.com'))['messages_count'], 1);
+    assert.equal((await search('to:bcc@example.com'))['messages_count'], 1, 'to: finds an envelope recipient');
+    assert.equal((await search('to:nobody@example.com'))['messages_count'], 0);
+
+    // mailpitGetMailHTMlBody / mailpitGetMailTextBody: `${base}/` + `/view/{ID}.html`, a doubled slash; redirected, as Mailpit's router does.
+    for (const [ext, want] of [['html', /<p>hello from mailpit<\/p>/], ['txt', /hello from mailpit/]] as const) {
+      const doubled = await cy('GET', `//view/${id}.${ext}`);
+      assert.equal(doubled.status, 301, ext);
+      assert.equal(doubled.headers.get('location'), `/mailpit/view/${id}.${ext}`);
+      const page = await request(server.httpUrl, doubled.headers.get('location')!, { headers: { authorization: basic(ALPHA) } });
+      assert.equal(page.status, 200);
+      assert.match(page.text, want);
+    }
+    assert.equal((await request(server.httpUrl, `/mailpit//view/${id}.html`)).status, 401, 'not without the credentials');
+
+    // mailpitGetMailSpamAssassinSummary: GET /api/v1/message/{ID}/sa-check — not available here (docs/api.md).
+    const sa = await cy('GET', `/api/v1/message/${id}/sa-check`);
+    assert.equal(sa.status, 400);
+    assert.match(sa.text, /not available/);
+
+    // setReadStatus: PUT /api/v1/messages {IDs, Read}; mailpitSetAllEmailStatusAsRead sends IDs [] (every message).
+    assert.equal((await cy('PUT', '/api/v1/messages', { body: { IDs: [], Read: true } })).text, 'ok');
+    assert.equal((await client.listMessages()).unread, 0);
+    assert.equal((await cy('PUT', '/api/v1/messages', { body: { IDs: [id], Read: false } })).text, 'ok');
+    assert.deepEqual((await client.searchMessages({ query: 'is:unread' })).messages.map((m) => m.ID), [id]);
+    assert.equal((await cy('PUT', '/api/v1/messages', { body: { IDs: [], Read: false } })).text, 'ok');
+    assert.equal((await client.listMessages()).unread, 2);
+
+    // mailpitDeleteEmailsBySearch(query): DELETE /api/v1/search with qs; mailpitDeleteAllEmails: DELETE /api/v1/messages without a body.
+    assert.equal((await cy('DELETE', '/api/v1/search', { qs: { query: 'subject:Second' } })).status, 200);
+    assert.deepEqual((await client.listMessages()).messages.map((m) => m.ID), [id]);
+    assert.equal((await cy('DELETE', '/api/v1/messages')).status, 200);
+    assert.equal((await client.listMessages()).total, 0);
+  });
+});

@@ -58,6 +58,30 @@ describe('search query parser', () => {
     ]);
   });
 
+  it("Mailpit's filters: cc: bcc: reply-to: filename: tag: message-id: (brackets dropped), is:tagged, larger:/smaller: sizes", () => {
+    assert.deepEqual(terms('cc:Carol -bcc:x@y.example reply-to:Help filename:"Invoice.PDF" tag:"Sign Up" message-id:<Abc@Shop.Example>'), [
+      { kind: 'cc', value: 'carol', negated: false },
+      { kind: 'bcc', value: 'x@y.example', negated: true },
+      { kind: 'reply-to', value: 'help', negated: false },
+      { kind: 'filename', value: 'invoice.pdf', negated: false },
+      { kind: 'tag', value: 'sign up', negated: false },
+      { kind: 'message-id', value: 'abc@shop.example', negated: false },
+    ]);
+    assert.deepEqual(terms('is:tagged -is:TAGGED'), [
+      { kind: 'tagged', negated: false },
+      { kind: 'tagged', negated: true },
+    ]);
+    assert.deepEqual(
+      terms('larger:500 larger:500K smaller:1M smaller:2.5MB larger:1KiB larger:3GiB smaller:1g').map((t) => (t.kind === 'larger' || t.kind === 'smaller' ? t.bytes : -1)),
+      [500, 500_000, 1_000_000, 2_500_000, 1024, 3 * 1024 ** 3, 1_000_000_000],
+    );
+    assert.match(reason('larger:huge'), /larger:huge is not a size; write it as bytes or with K, M or G/);
+    assert.match(reason('smaller:1T'), /not a size/);
+    assert.match(reason('addressed:alice'), /addressed: is not supported/);
+    assert.match(reason(`tag:${'x'.repeat(300)}`), /tag: takes at most 256 characters/);
+    assert.deepEqual(terms('e-mail:x'), [{ kind: 'words', words: [{ word: 'e', prefix: false }, { word: 'mail', prefix: true }, { word: 'x', prefix: false }], negated: false }], 'a word with a hyphen and a colon is words');
+  });
+
   it('refuses bad syntax with a reason that says what to write', () => {
     assert.match(reason('abc "def'), /quote at character 5 is not closed/);
     assert.match(reason('from:'), /from: needs a value, e\.g\. from:alice@example\.com/);
