@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { client, createAddress, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, startTestServer, until, type TestServer } from './helpers/harness.js';
 
 interface Line {
   level: number;
@@ -69,6 +69,24 @@ describe('logging: access lines', () => {
     assert.equal(mine[0]!.level, 30);
     assert.equal(mine[0]!['status'], 401);
     assert.equal(mine[0]!['url'], '/api/settings');
+  });
+
+  it("the SDK's probe GET /api/challenge (404: no proof of work) is logged at debug only; another 404 at info", async () => {
+    const probe = await client(atInfo)('/api/challenge');
+    assert.equal(probe.status, 404);
+    const other = await client(atInfo)('/api/no-such-route');
+    assert.equal(other.status, 404);
+    // Lines are written in completion order: once the second request's is there, the probe's would be too.
+    await until('the 404 line of the other route', () => info.lines.some((l) => l.reqId === other.headers.get('x-request-id')));
+    assert.deepEqual(info.lines.filter((l) => l.reqId === probe.headers.get('x-request-id')), [], 'no line at info for the probe');
+    assert.equal(info.lines.find((l) => l.reqId === other.headers.get('x-request-id'))!.level, 30);
+
+    const probed = await client(atDebug)('/api/challenge');
+    await until('the probe line at debug', () => debug.lines.some((l) => l.reqId === probed.headers.get('x-request-id')));
+    const line = debug.lines.find((l) => l.reqId === probed.headers.get('x-request-id'))!;
+    assert.equal(line.level, 20);
+    assert.equal(line.msg, 'request (an expected probe)');
+    assert.equal(line['status'], 404);
   });
 
   it('a credential in the query string is redacted in the access line; other parameters are kept', async () => {

@@ -71,13 +71,22 @@ class AccessLog extends LogController {
     const status = reply.statusCode;
     // Route templates, not URLs, so that the number of series stays small.
     this.metrics?.request(request.method, request.routeOptions.url ?? '(no route)', status, reply.elapsedTime / 1000);
-    if (!error && status < 400 && !this.logger.isLevelEnabled('debug')) return;
+    const probe = !error && isExpectedProbe(request, status);
+    if (!error && (status < 400 || probe) && !this.logger.isLevelEnabled('debug')) return;
     const line = { reqId: request.id, method: request.method, url: redactUrl(request.url), ip: request.ip, status, ms: Math.round(reply.elapsedTime * 100) / 100 };
     if (error) this.logger.error({ ...line, err: error }, 'request errored');
     else if (status >= 500) this.logger.warn(line, 'server error response');
-    else if (status >= 400) this.logger.info(line, 'request');
-    else this.logger.debug(line, 'request');
+    else if (status >= 400 && !probe) this.logger.info(line, 'request');
+    else this.logger.debug(line, probe ? 'request (an expected probe)' : 'request');
   }
+}
+
+/**
+ * A 4xx that is an answer, not a client's mistake: every SDK client asks GET /api/challenge
+ * once, and its 404 means "no proof of work" (CHALLENGE is not pow). Logged at debug.
+ */
+function isExpectedProbe(request: FastifyRequest, status: number): boolean {
+  return status === 404 && (request.method === 'GET' || request.method === 'HEAD') && request.url.split('?')[0] === '/api/challenge';
 }
 
 const kRequestId = Symbol('requestId');

@@ -36,8 +36,10 @@ export function installErrorHandling(app: FastifyInstance, storage?: StorageStat
     if (fe.validation) {
       return sendText(reply, 400, `Invalid request: ${fe.message}.`);
     }
-    // Fastify's own client errors (bad JSON, body too large, bad media type) have safe messages.
     const status = fe.statusCode;
+    // A body of a type no parser takes: say which one to send (Fastify says only "Unsupported Media Type").
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendText(reply, 415, unsupportedTypeMessage(request.headers['content-type']));
+    // Fastify's own client errors (bad JSON, body too large) have safe messages.
     if (typeof status === 'number' && status >= 400 && status < 500 && typeof fe.code === 'string' && fe.code.startsWith('FST_')) {
       return sendText(reply, status, fe.message.endsWith('.') ? fe.message : `${fe.message}.`);
     }
@@ -56,6 +58,15 @@ export function installErrorHandling(app: FastifyInstance, storage?: StorageStat
     return sendText(reply, 500, `Internal server error (request id ${request.id}).`);
   });
   app.setNotFoundHandler((request, reply) => sendText(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}.`));
+}
+
+const SEND_JSON = 'Send the body as application/json (Content-Type: application/json).';
+
+/** The 415 of a body that is not JSON; the type sent is named when it is a plain media type. */
+export function unsupportedTypeMessage(contentType: string | undefined): string {
+  if (contentType === undefined || contentType.trim() === '') return `The request has a body but no Content-Type. ${SEND_JSON}`;
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^[\w.+-]{1,64}\/[\w.+-]{1,64}$/.test(type) ? `Content-Type ${type} is not accepted here. ${SEND_JSON}` : `That Content-Type is not accepted here. ${SEND_JSON}`;
 }
 
 /** The OpenAPI description of a plain-text error response. */
