@@ -240,3 +240,64 @@ describe('MailHog-compatible API: two nodes on PostgreSQL', { skip }, () => {
     assert.equal((await onB.messages())!.total, 0);
   });
 });
+
+// cypress-mailhog 2.5.0 (index.js), each call as the plugin makes it: mhApiUrl(path) is
+// new URL(`api${path}`, mailHogUrl), so its mailHogUrl is <server>/mailhog/.
+describe("MailHog-compatible API: cypress-mailhog's calls", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SANDBOXES });
+  });
+  after(async () => server?.close());
+
+  const cy = async (method: string, path: string) => {
+    const url = new URL(`api${path}`, `${server.httpUrl}/mailhog/`);
+    return request(server.httpUrl, url.pathname + url.search, { method, headers: { authorization: basic(ALPHA) } });
+  };
+  type Item = { To: { Mailbox: string; Domain: string }[]; Raw: { From: string }; Content: { Headers: Record<string, string[]>; Body: string }; MIME: { Parts: { Headers: Record<string, string[]> }[] } | null };
+
+  it('serves every call with the fields the commands read', async () => {
+    await smtpSend(server, ALPHA, { ...rich('Order shipped'), bcc: 'hidden@example.net', envelope: { from: 'bounce@shop.example', to: ['alice@example.org', 'carol@example.org', 'hidden@example.net'] } });
+    await smtpSend(server, ALPHA, { from: 'first@example.com', to: 'bob@example.org', subject: 'First one', text: 'plain first' });
+
+    // getMessages(limit): GET /api/v2/messages?limit=50, then .items; mhGetMailsBySubject reads Content.Headers.Subject[0],
+    // mhGetMailsByRecipient To[].Mailbox@Domain, mhGetMailsBySender Raw.From, mhGetBody Content.Body.
+    const page = await cy('GET', `/v2/messages?limit=${encodeURIComponent(50)}`);
+    assert.equal(page.status, 200);
+    const items = page.json.items as Item[];
+    assert.deepEqual(items.map((m) => m.Content.Headers['Subject']![0]), ['First one', 'Order shipped']);
+    const order = items[1]!;
+    assert.deepEqual(order.To.map((r) => `${r.Mailbox}@${r.Domain}`), ['alice@example.org', 'carol@example.org', 'hidden@example.net']);
+    assert.equal(order.Raw.From, 'bounce@shop.example');
+    assert.match(items[0]!.Content.Body, /plain first/);
+
+    // mhGetAttachments: the top-level MIME.Parts, each part's Content-Disposition[0] split at ";", its filename= token.
+    const attachments: string[] = [];
+    for (const part of order.MIME?.Parts ?? []) {
+      const disposition = part.Headers['Content-Disposition']?.[0];
+      if (!disposition) continue;
+      const tokens = disposition.split(';').map((t) => t.trim());
+      if (tokens.includes('attachment')) attachments.push(tokens.find((t) => t.startsWith('filename='))!.replace('filename=', ''));
+    }
+    assert.deepEqual(attachments, ['report.pdf']);
+
+    // searchMessages(kind, query, limit): GET /api/v2/search?kind=&query=&limit=, then .items; kind=to also finds the envelope's Bcc.
+    const search = async (kind: string, query: string) =>
+      ((await cy('GET', `/v2/search?kind=${encodeURIComponent(kind)}&query=${encodeURIComponent(query)}&limit=${encodeURIComponent(50)}`)).json.items as Item[]).map((m) => m.Content.Headers['Subject']![0]);
+    assert.deepEqual(await search('to', 'hidden@example.net'), ['Order shipped']);
+    assert.deepEqual(await search('from', 'first@example.com'), ['First one']);
+    assert.deepEqual(await search('containing', 'shipped'), ['Order shipped']);
+
+    // mhGetJimMode: GET /api/v2/jim, on when 200 (off here: 404); mhSetJimMode: POST (refused) or DELETE (a no-op), failOnStatusCode false.
+    assert.equal((await cy('GET', '/v2/jim')).status, 404);
+    const on = await cy('POST', '/v2/jim');
+    assert.equal(on.status, 400);
+    assert.match(on.text, /Jim is not available/);
+    assert.equal((await cy('DELETE', '/v2/jim')).status, 200);
+    assert.equal((await request(server.httpUrl, '/mailhog/api/v2/jim')).status, 401, 'not without the credentials');
+
+    // mhDeleteAll: DELETE /api/v1/messages.
+    assert.equal((await cy('DELETE', '/v1/messages')).status, 200);
+    assert.deepEqual((await cy('GET', '/v2/messages?limit=50')).json.items, []);
+  });
+});

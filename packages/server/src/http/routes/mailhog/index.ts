@@ -163,6 +163,16 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     return reply.code(200).send();
   });
 
+  // Jim, MailHog's chaos monkey, is off here (GET answers 404, as MailHog's does with Jim off);
+  // a sandbox's failures are Mailpit's chaos (PUT /mailpit/api/v1/chaos). Turning it off is a no-op.
+  fastify.get('/v2/jim', opts, async () => {
+    throw notFound('Jim is not enabled: use the sandbox\'s chaos triggers (PUT /mailpit/api/v1/chaos).');
+  });
+  fastify.post('/v2/jim', opts, async () => {
+    throw new AppError('bad_request', 'Jim is not available on this server: use the sandbox\'s chaos triggers (PUT /mailpit/api/v1/chaos).');
+  });
+  fastify.delete('/v2/jim', opts, async (_request, reply) => reply.code(200).send());
+
   fastify.post<{ Params: { id: string } }>('/v1/messages/:id/release', opts, async () => {
     throw new AppError('forbidden', 'Releasing is not available: a sandbox keeps its mail and never relays it.');
   });
