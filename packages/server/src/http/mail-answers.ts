@@ -1,5 +1,5 @@
 // A mail's message as the routes answer it (GET /api/mail/{uuid}, /mailtm/sources/{id}, the
-// .eml download): whole when it is small (the response cache keeps such answers), else read
+// .eml download), and an attachment's bytes: whole when small (the response cache keeps such answers), else read
 // from the store a part at a time as the client takes it, and counted as a large answer
 // (large-answers.ts), so that a client that does not read holds a part, not the message.
 import { Readable } from 'node:stream';
@@ -27,15 +27,25 @@ async function orGone<T>(read: Promise<T>): Promise<T> {
   }
 }
 
-/** A small mail's message whole (its pieces are in the row already read: no further query). */
-export async function wholeRaw(mail: MailReader): Promise<Buffer> {
-  const pieces: Buffer[] = [];
+/** Pieces read into one buffer (404 when a part is gone meanwhile). */
+export async function wholeOf(pieces: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<Buffer> {
+  const read: Buffer[] = [];
   await orGone(
     (async () => {
-      for await (const piece of mail.pieces()) pieces.push(piece);
+      for await (const piece of pieces) read.push(piece);
     })(),
   );
-  return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+  return read.length === 1 ? read[0]! : Buffer.concat(read);
+}
+
+/** A small mail's message whole (its pieces are in the row already read: no further query). */
+export const wholeRaw = (mail: MailReader): Promise<Buffer> => wholeOf(mail.pieces());
+
+/** Stored bytes as a stream that reads a part at a time, for an answer of `bytes` counted as a large answer (its length set). */
+export function streamedBytes(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, bytes: number, pieces: AsyncIterable<Buffer> | Iterable<Buffer>): Readable {
+  answers.admit(request, reply, bytes);
+  reply.header('content-length', String(bytes));
+  return Readable.from(pieces, { objectMode: false });
 }
 
 /**
@@ -51,8 +61,5 @@ export async function streamedRawJson(request: FastifyRequest, reply: FastifyRep
 
 /** The message's bytes as they are stored, streamed when large (its length set: a short body means the mail was purged while sent). */
 export async function rawBody(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, mail: MailReader): Promise<Buffer | Readable> {
-  if (!streamed(mail)) return wholeRaw(mail);
-  answers.admit(request, reply, mail.bytes);
-  reply.header('content-length', String(mail.bytes));
-  return Readable.from(mail.pieces(), { objectMode: false });
+  return streamed(mail) ? streamedBytes(request, reply, answers, mail.bytes, mail.pieces()) : wholeRaw(mail);
 }

@@ -8,6 +8,7 @@ import { isSandboxAddress } from '../domain/sandboxes.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { MailMetadata } from '@temp-inbox/api';
 import type { AddressRecord, MailBody, MailEnvelope, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
+import { PartsGoneError } from '../storage/parts.js';
 import type { ParsedSearch } from '../storage/search-query.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList } from '../blocks/block-list.js';
@@ -30,6 +31,14 @@ export interface DecodedAttachment {
   filename: string;
   contentType: string;
   content: Buffer;
+}
+
+/** An attachment's name and type, and its decoded bytes to read a piece at a time. */
+export interface AttachmentStream {
+  filename: string;
+  contentType: string;
+  bytes: number;
+  pieces(): AsyncIterable<Buffer> | Iterable<Buffer>;
 }
 
 export interface Envelope {
@@ -246,6 +255,26 @@ export function createMailService(opts: MailServiceOptions) {
     return mail;
   }
 
+  /**
+   * Attachment `attachmentId` (an index the metadata lists) with its bytes left in the store,
+   * to be read a part at a time; 404 when there is none.
+   */
+  async function openAttachment(addressId: number, uuid: string, attachmentId: string): Promise<AttachmentStream> {
+    // Only the ids the metadata lists ("0", "1", ...): "00" or "01" are unknown ids, 404.
+    if (!/^(0|[1-9]\d{0,5})$/.test(attachmentId)) throw notFound('No such attachment.');
+    const index = Number(attachmentId);
+    const stored = await store.openAttachment(addressId, uuid, index);
+    const info = stored && (JSON.parse(stored.metadata) as MailMetadata).attachments[index];
+    if (!stored || !info) throw notFound('No such attachment.');
+    const named = { filename: info.filename, contentType: info.content_type };
+    if (stored.bytes !== null) return { ...named, bytes: stored.bytes, pieces: stored.pieces };
+    if (!stored.legacy) throw notFound('No such attachment.');
+    // Mail stored before attachments were kept: parsed again, in a worker, within its budget.
+    const content = (await parser.readAttachment((await getMail(addressId, uuid)).raw, index))?.content;
+    if (!content) throw notFound('No such attachment.');
+    return { ...named, bytes: content.length, pieces: () => [content] };
+  }
+
   // A mail parsed again, in a worker within the parse budget, or its kept degraded view (docs/decisions.md "Parsed mail").
   const parsedViews = createParsedViews({
     store,
@@ -313,17 +342,17 @@ export function createMailService(opts: MailServiceOptions) {
       return (quota.maxMails === 0 || usage.count < quota.maxMails) && (quota.maxBytes === 0 || usage.bytes < quota.maxBytes);
     },
     /** One attachment as its metadata lists it, from the bytes kept at delivery (never a parse of the message). */
+    openAttachment,
     async getAttachment(addressId: number, uuid: string, attachmentId: string): Promise<DecodedAttachment> {
-      // Only the ids the metadata lists ("0", "1", ...): "00" or "01" are unknown ids, 404.
-      if (!/^(0|[1-9]\d{0,5})$/.test(attachmentId)) throw notFound('No such attachment.');
-      const index = Number(attachmentId);
-      const stored = await store.getAttachment(addressId, uuid, index);
-      const info = stored && (JSON.parse(stored.metadata) as MailMetadata).attachments[index];
-      if (!stored || !info) throw notFound('No such attachment.');
-      // Mail stored before attachments were kept: parsed again, in a worker, within its budget.
-      const content = stored.legacy ? (await parser.readAttachment((await getMail(addressId, uuid)).raw, index))?.content : stored.content;
-      if (!content) throw notFound('No such attachment.');
-      return { filename: info.filename, contentType: info.content_type, content };
+      const { pieces, bytes: _bytes, ...named } = await openAttachment(addressId, uuid, attachmentId);
+      const read: Buffer[] = [];
+      try {
+        for await (const piece of pieces()) read.push(piece);
+      } catch (err) {
+        if (err instanceof PartsGoneError) throw notFound('No such attachment.');
+        throw err;
+      }
+      return { ...named, content: read.length === 1 ? read[0]! : Buffer.concat(read) };
     },
     /** Retention sweep (docs/decisions.md "Retention"). */
     async sweep(): Promise<PurgeResult> {

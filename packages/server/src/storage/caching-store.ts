@@ -85,6 +85,7 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     openMail: (addressId, uuid) => inner.openMail(addressId, uuid),
     searchMails: (addressId, query, limit, offset) => inner.searchMails(addressId, query, limit, offset),
     getAttachment: (addressId, uuid, index) => inner.getAttachment(addressId, uuid, index),
+    openAttachment: (addressId, uuid, index) => inner.openAttachment(addressId, uuid, index),
     addressUsage: (addressId) => inner.addressUsage(addressId),
     createSession: (id, createdAt) => inner.createSession(id, createdAt),
     getSession: (id) => inner.getSession(id),

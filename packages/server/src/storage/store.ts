@@ -104,6 +104,17 @@ export interface StoredAttachment {
   legacy: boolean;
 }
 
+/** A stored attachment to read a piece at a time (Store.openAttachment). */
+export interface AttachmentReader {
+  metadata: string;
+  /** As StoredAttachment's: stored before attachments were kept (no bytes: parse the raw message instead). */
+  legacy: boolean;
+  /** The decoded bytes' size; null when none are stored (legacy, or no attachment of that index). */
+  bytes: number | null;
+  /** The bytes' pieces in order, each read when asked for; throws PartsGoneError when the mail is purged meanwhile. */
+  pieces(): AsyncIterable<Buffer>;
+}
+
 export interface PurgeResult {
   mails: number;
   addresses: number;
@@ -399,6 +410,8 @@ export interface Store extends OperatorStore, WebhookStore, PasswordStore, Parse
   searchMails(addressId: number, query: ParsedSearch | string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   /** Attachment `index` of a live mail; undefined when there is no such live mail of the address. */
   getAttachment(addressId: number, uuid: string, index: number): Promise<StoredAttachment | undefined>;
+  /** The attachment as getAttachment finds it, its bytes left in the store to be read a part at a time. */
+  openAttachment(addressId: number, uuid: string, index: number): Promise<AttachmentReader | undefined>;
   /** Count and raw bytes of the address's live mail. */
   addressUsage(addressId: number): Promise<AddressUsage>;
   softDeleteMail(addressId: number, uuid: string): Promise<boolean>;

@@ -1286,6 +1286,32 @@ const CASES: Case[] = [
     },
   ],
   [
+    'openAttachment: the attachment as getAttachment finds it, its bytes read a part at a time; none stored: bytes null',
+    async (store) => {
+      const a = await address(store, 'attach@example.com');
+      const big = Buffer.alloc(2 * PART_BYTES + 3, 'ab');
+      const m = newMail(a, T0, { body: { raw: Buffer.from('x'), attachments: [big, Buffer.from('small')] } });
+      await store.insertMails([m]);
+      const read = async (index: number) => {
+        const reader = (await store.openAttachment(a.id, m.uuid, index))!;
+        const pieces: Buffer[] = [];
+        for await (const piece of reader.pieces()) pieces.push(piece);
+        return { metadata: reader.metadata, legacy: reader.legacy, bytes: reader.bytes, pieces: pieces.length, content: Buffer.concat(pieces) };
+      };
+      assert.deepEqual(await read(0), { metadata: m.metadata, legacy: false, bytes: big.length, pieces: 3, content: big });
+      assert.deepEqual(await read(1), { metadata: m.metadata, legacy: false, bytes: 5, pieces: 1, content: Buffer.from('small') });
+      assert.deepEqual(await read(2), { metadata: m.metadata, legacy: false, bytes: null, pieces: 0, content: Buffer.alloc(0) });
+      assert.equal(await store.openAttachment(a.id, randomUUID(), 0), undefined);
+      // Purged while it is read.
+      const iterator = (await store.openAttachment(a.id, m.uuid, 0))!.pieces()[Symbol.asyncIterator]();
+      await iterator.next();
+      assert.equal(await store.deleteAddress(a.id), true);
+      await assert.rejects(async () => {
+        for (let step = await iterator.next(); !step.done; step = await iterator.next());
+      }, PartsGoneError);
+    },
+  ],
+  [
     'close resolves, and closing twice is harmless',
     async (store) => {
       await store.close();

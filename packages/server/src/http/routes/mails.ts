@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, Paths, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
-import type { DecodedAttachment } from '../../mail/service.js';
+import type { AttachmentStream, DecodedAttachment } from '../../mail/service.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { clientKey } from '../rate-limit.js';
@@ -11,7 +11,7 @@ import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
 import { createResponseCache } from '../response-cache.js';
 import type { LargeAnswers } from '../large-answers.js';
-import { STREAM_RAW_BYTES, streamed, streamedRawJson, wholeRaw } from '../mail-answers.js';
+import { STREAM_RAW_BYTES, streamed, streamedBytes, streamedRawJson, wholeOf, wholeRaw } from '../mail-answers.js';
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
@@ -69,20 +69,32 @@ function attachmentDisposition(filename: string): string {
 /** An RFC 9110 media type (token/token); \x60 is the backtick, which tchar allows. */
 const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+\/[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
 
-/**
- * Sends an attachment's decoded bytes: its type when well formed, as a download, sandboxed,
- * never cached (also the mail.tm API's download). A large one is counted as a large answer
- * (large-answers.ts): it is read whole from the store, so its client's cap bounds what it holds.
- */
-export function sendAttachment(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, a: DecodedAttachment): FastifyReply {
-  if (a.content.length > STREAM_RAW_BYTES) answers.admit(request, reply, a.content.length);
+/** An attachment's headers: its type when well formed, as a download, sandboxed, never cached. */
+function attachmentHeaders(reply: FastifyReply, a: { filename: string; contentType: string }): FastifyReply {
   const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
   return reply
     .header('content-type', type)
     .header('content-disposition', attachmentDisposition(a.filename))
     .header('content-security-policy', "default-src 'none'; sandbox")
-    .header('cache-control', 'private, no-store')
-    .send(a.content);
+    .header('cache-control', 'private, no-store');
+}
+
+/**
+ * Sends an attachment's decoded bytes, held whole. A large one is counted as a large
+ * answer (large-answers.ts), so its client's cap bounds what it holds.
+ */
+export function sendAttachment(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, a: DecodedAttachment): FastifyReply {
+  if (a.content.length > STREAM_RAW_BYTES) answers.admit(request, reply, a.content.length);
+  return attachmentHeaders(reply, a).send(a.content);
+}
+
+/**
+ * Sends an attachment from the store (also the mail.tm API's download): whole when small,
+ * else read a part at a time as the client takes it, a large answer (mail-answers.ts).
+ */
+export async function sendStoredAttachment(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, a: AttachmentStream): Promise<FastifyReply> {
+  const body = a.bytes > STREAM_RAW_BYTES ? streamedBytes(request, reply, answers, a.bytes, a.pieces()) : await wholeOf(a.pieces());
+  return attachmentHeaders(reply, a).send(body);
 }
 
 export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnswers }> = async (fastify, { deps, answers }) => {
@@ -285,7 +297,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
     },
     async (request, reply) => {
       const address = await authenticate(request, mail);
-      return sendAttachment(request, reply, answers, await mail.getAttachment(address.id, request.params.uuid, request.params.attachmentId));
+      return sendStoredAttachment(request, reply, answers, await mail.openAttachment(address.id, request.params.uuid, request.params.attachmentId));
     },
   );
 };

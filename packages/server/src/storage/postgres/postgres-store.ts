@@ -159,6 +159,18 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
         [addressId, uuid],
       )
     ).rows[0];
+  /** A live mail's attachment row: its first part, how many parts, and the size of the others. */
+  const attachmentRow = async (addressId: number, uuid: string, index: number) =>
+    (
+      await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null; rest_bytes: string }>(
+        pool,
+        'SELECT m.metadata, m.body_id, a.parts, a.content, ' +
+          '(SELECT coalesce(sum(octet_length(p.data)), 0) FROM body_attachment_parts p WHERE p.body_id = m.body_id AND p.idx = $1 AND a.parts > 1) AS rest_bytes ' +
+          'FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
+          'WHERE m.address_id = $2 AND m.uuid = $3 AND m.deleted_at IS NULL',
+        [index, addressId, uuid],
+      )
+    ).rows[0];
   let closed = false;
   let deliveriesQueued = 0;
 
@@ -338,16 +350,21 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       };
       return { ...toSummary(row), bytes, pieces: partsReader([row.raw!, row.body], bytes, row.body_parts!, readPart) };
     },
+    async openAttachment(addressId, uuid, index) {
+      const row = await attachmentRow(addressId, uuid, index);
+      if (!row) return undefined;
+      const { content, body_id: bodyId } = row;
+      const bytes = content && content.length + Number(row.rest_bytes);
+      const readPart = async (part: number) => {
+        const data = (await q<{ data: Buffer }>(pool, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 AND part = $3', [bodyId, index, part])).rows[0]?.data;
+        if (data) countGarbage(4 * data.length);
+        return data;
+      };
+      const pieces = content ? partsReader([content], bytes!, row.parts!, readPart) : partsReader([], 0, 1, () => undefined);
+      return { metadata: row.metadata, legacy: bodyId === null, bytes, pieces };
+    },
     async getAttachment(addressId, uuid, index) {
-      const { rows } = await q<{ metadata: string; body_id: string | null; parts: number | null; content: Buffer | null; rest_bytes: string }>(
-        pool,
-        'SELECT m.metadata, m.body_id, a.parts, a.content, ' +
-          '(SELECT coalesce(sum(octet_length(p.data)), 0) FROM body_attachment_parts p WHERE p.body_id = m.body_id AND p.idx = $1 AND a.parts > 1) AS rest_bytes ' +
-          'FROM mails m LEFT JOIN body_attachments a ON a.body_id = m.body_id AND a.idx = $1 ' +
-          'WHERE m.address_id = $2 AND m.uuid = $3 AND m.deleted_at IS NULL',
-        [index, addressId, uuid],
-      );
-      const row = rows[0];
+      const row = await attachmentRow(addressId, uuid, index);
       if (!row) return undefined;
       const content = row.content && (await whole([row.content], Number(row.rest_bytes), row.parts!, 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 AND part = $3', [row.body_id!, index]));
       if (content === undefined) return undefined;

@@ -56,6 +56,16 @@ interface MailRow {
   rest_bytes?: number;
 }
 
+/** An attachment's row (getAttachment): its first part, how many parts, and the size of the others. */
+interface AttachmentRow {
+  metadata: string;
+  body_id: number | null;
+  attachment_id: number | null;
+  parts: number | null;
+  content: Buffer | null;
+  rest_bytes: number;
+}
+
 const toSummary = (r: MailRow): MailSummary => ({
   id: r.id,
   uuid: r.uuid,
@@ -157,6 +167,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     insertAttachment: db.prepare('INSERT INTO body_attachments (body_id, idx, parts, content) VALUES (?, ?, ?, ?)'),
     insertAttachmentPart: db.prepare('INSERT INTO body_attachment_parts (attachment_id, part, data) VALUES (?, ?, ?)'),
     attachmentParts: db.prepare('SELECT data FROM body_attachment_parts WHERE attachment_id = ? ORDER BY part').pluck(),
+    attachmentPart: db.prepare('SELECT data FROM body_attachment_parts WHERE attachment_id = ? AND part = ?').pluck(),
     // Mail stored before v4 keeps its whole message in mails.raw and mail_raw_parts.
     rawParts: db.prepare('SELECT data FROM mail_raw_parts WHERE mail_id = ? ORDER BY part').pluck(),
     bodyParts: db.prepare('SELECT data FROM body_parts WHERE body_id = ? ORDER BY part').pluck(),
@@ -397,10 +408,16 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       const bytes = row.raw!.length + row.body!.length + row.rest_bytes!;
       return { ...toSummary(row), bytes, pieces: partsReader([row.raw!, row.body!], bytes, row.body_parts!, (part) => q.bodyPart.get(bodyId, part) as Buffer | undefined) };
     },
+    async openAttachment(addressId, uuid, index) {
+      const row = q.getAttachment.get(index, addressId, uuid) as AttachmentRow | undefined;
+      if (!row) return undefined;
+      const { content, attachment_id: id } = row;
+      const bytes = content && content.length + row.rest_bytes;
+      const pieces = content ? partsReader([content], bytes!, row.parts!, (part) => q.attachmentPart.get(id, part) as Buffer | undefined) : partsReader([], 0, 1, () => undefined);
+      return { metadata: row.metadata, legacy: row.body_id === null, bytes, pieces };
+    },
     async getAttachment(addressId, uuid, index) {
-      const row = q.getAttachment.get(index, addressId, uuid) as
-        | { metadata: string; body_id: number | null; attachment_id: number | null; parts: number | null; content: Buffer | null; rest_bytes: number }
-        | undefined;
+      const row = q.getAttachment.get(index, addressId, uuid) as AttachmentRow | undefined;
       if (!row) return undefined;
       const content = row.content && row.parts! > 1 ? (joinParts([row.content], row.rest_bytes, q.attachmentParts.iterate(row.attachment_id) as Iterable<Buffer>) ?? null) : row.content;
       return { metadata: row.metadata, content, legacy: row.body_id === null };

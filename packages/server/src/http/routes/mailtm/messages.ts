@@ -12,7 +12,7 @@ import { attachmentIndex, collection, messageItem, messageIri, resource, source,
 import type { MailSummary } from '../../../storage/store.js';
 import { rawBody, streamed, streamedRawJson, wholeRaw } from '../../mail-answers.js';
 import { clientKey } from '../../rate-limit.js';
-import { rawToString, sendAttachment } from '../mails.js';
+import { rawToString, sendStoredAttachment } from '../mails.js';
 import type { MailtmRouteOptions } from './options.js';
 import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
 
@@ -97,6 +97,6 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     const address = await authenticate(request, mail);
     const index = attachmentIndex(request.params.attachment);
     if (index === undefined) throw notFound();
-    return sendAttachment(request, reply, answers, await mail.getAttachment(address.id, request.params.id, index));
+    return sendStoredAttachment(request, reply, answers, await mail.openAttachment(address.id, request.params.id, index));
   });
 };
