@@ -21,7 +21,7 @@ export interface StartTempInboxOptions {
   smtpPort?: number;
   /** Log level (LOG_LEVEL); default silent. Logs go to stdout as JSON lines. */
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Any other configuration variable (README "Configuration"), e.g. { MAIL_TTL: '1h' }; these win over the defaults above. */
+  /** Any other configuration variable (docs/deploy.md "Configuration"), e.g. { MAIL_TTL: '1h' }; these win over the defaults above. */
   env?: Record<string, string>;
 }
 

@@ -1,9 +1,11 @@
-// The configuration contract (README "Configuration").
+// The configuration contract (docs/deploy.md "Configuration").
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, CONFIG_VARIABLES, loadConfig, parseTrustProxy } from '../src/config/index.js';
+import { parseDuration as parseServerDuration } from '../src/config/duration.js';
+import { parseDuration as parseCliDuration } from '../../client/src/duration.js';
 import { withConfigTable } from '../src/config/table.js';
 import { runExpectingFailure, startProcess } from './helpers/process.js';
 import { tmp } from './helpers/harness.js';
@@ -95,6 +97,26 @@ describe('configuration', () => {
     assert.deepEqual(loadConfig({ RATE_LIMIT_MAILTM_TOKEN: '5/600' }).rateLimits.MAILTM_TOKEN, { max: 5, windowSeconds: 600 });
   });
 
+  it('reads durations with one grammar, the CLI\'s --timeout too: 90s, 1.5h, 7d, 1w, bare seconds', () => {
+    const cases: [string, number][] = [
+      ['500ms', 500], ['90s', 90_000], ['15m', 900_000], ['1.5h', 5_400_000], ['12h', 43_200_000],
+      ['1d', 86_400_000], ['7d', 604_800_000], ['1w', 604_800_000], ['2 days', 172_800_000], ['30', 30_000], ['1.5', 1500],
+    ];
+    for (const [raw, ms] of cases) {
+      assert.equal(loadConfig({ MAIL_TTL: raw }).mailTtlMs, ms, raw);
+      assert.equal(parseServerDuration(raw), ms, raw);
+      assert.equal(parseCliDuration(raw), ms, `the CLI agrees on ${raw}`);
+    }
+    for (const raw of ['', 'soon', '0', '0s', '-1h', '1h30m', '1.5.h', 'x'.repeat(200)]) {
+      assert.equal(parseServerDuration(raw), undefined, raw);
+      assert.equal(parseCliDuration(raw), undefined, `the CLI refuses ${raw} too`);
+    }
+    // Every duration the variables table shows as a default is valid.
+    for (const v of CONFIG_VARIABLES.filter((x) => x.accepts.startsWith('duration') && !['0', ''].includes(x.default))) {
+      assert.ok(parseServerDuration(v.default) !== undefined, `${v.name}=${v.default}`);
+    }
+  });
+
   it('reads SMTP_GREETING_DELAY: 0 (greet at once) by default, a duration up to 1m', () => {
     assert.equal(loadConfig({}).smtpGreetingDelayMs, 0);
     assert.equal(loadConfig({ SMTP_GREETING_DELAY: '0' }).smtpGreetingDelayMs, 0);
@@ -144,6 +166,10 @@ describe('configuration', () => {
     ['RATE_LIMIT_NEW_ADDRESS', '0/60'],
     ['MAX_MESSAGE_BYTES', '-5'],
     ['MAIL_TTL', 'forever'],
+    ['MAIL_TTL', '0s'],
+    ['MAIL_TTL', '-1h'],
+    ['MAIL_TTL', '1h30m'],
+    ['SWEEP_INTERVAL', '1.5.h'],
     ['TRUST_PROXY', '999.1.1.1'],
     // true would key rate limits on the left-most X-Forwarded-For entry, which the client writes.
     ['TRUST_PROXY', 'true'],
@@ -194,9 +220,9 @@ describe('configuration', () => {
     assert.equal(await proc.exited, 0);
   });
 
-  it('documents every variable in the README table, generated from the schema', () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-    assert.equal(withConfigTable(readme), readme, 'README table is stale: run npm run docs:config');
-    for (const v of CONFIG_VARIABLES) assert.ok(readme.includes(`\`${v.name}\``), v.name);
+  it('documents every variable in the docs/deploy.md table, generated from the schema', () => {
+    const doc = readFileSync(fileURLToPath(new URL('../../../docs/deploy.md', import.meta.url)), 'utf8');
+    assert.equal(withConfigTable(doc), doc, 'docs/deploy.md table is stale: run npm run docs:config');
+    for (const v of CONFIG_VARIABLES) assert.ok(doc.includes(`\`${v.name}\``), v.name);
   });
 });

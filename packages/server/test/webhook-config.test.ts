@@ -1,4 +1,4 @@
-// The webhook configuration (README "Configuration"): WEBHOOK_URL with WEBHOOK_SECRET for
+// The webhook configuration (docs/deploy.md "Configuration"): WEBHOOK_URL with WEBHOOK_SECRET for
 // the operator's webhook, WEBHOOK_ALLOW_PRIVATE, RATE_LIMIT_WEBHOOK. A bad value stops
 // start-up with one line that names the variable and never repeats the value (a URL may
 // carry a token, and the secret is a secret).

@@ -1,6 +1,6 @@
 // The configuration contract: every environment variable with its default and
 // description, in one table (variables.ts). A bad value stops start-up with one
-// clear line. The README's configuration table is generated from the same table.
+// clear line. The configuration table of docs/deploy.md is generated from the same table.
 import type { Config, RateLimitRoute } from './config.js';
 import { CONFIG_VARIABLES, type VariableSpec } from './variables.js';
 import { ConfigError } from './values.js';
