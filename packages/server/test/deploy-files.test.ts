@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate as dockerfileDiagnostics } from 'dockerfile-utils';
@@ -100,35 +101,14 @@ function compose(): Record<string, ComposeService> {
 }
 
 const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces;
-const minNodeMajor = Number(/^>=(\d+)$/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)![1]);
-
-/** The ExecStartPre check's JavaScript, unquoted as systemd unquotes a double-quoted word without escapes. */
-function unitNodeCheck(unit: string): { node: string; code: string } {
-  const m = /^ExecStartPre=(\S+) -e "([^"\\$%]*)"$/m.exec(unit);
-  assert.ok(m, 'an ExecStartPre that runs node -e "…" (no quotes, backslashes, $ or % inside, which systemd would rewrite)');
-  return { node: m[1]!, code: m[2]! };
-}
-
-/** Runs the check's code as if under a Node of this version: its exit code and what it wrote to stderr. */
-function runNodeCheck(code: string, version: string): { exitCode: number | undefined; stderr: string } {
-  let stderr = '';
-  let exitCode: number | undefined;
-  const fakeProcess = {
-    version: `v${version}`,
-    versions: { node: version },
-    exit(c: number) {
-      exitCode = c;
-      throw new Error('exit');
-    },
-  };
-  const fakeConsole = { error: (...a: unknown[]) => (stderr += `${a.join(' ')}\n`) };
-  try {
-    new Function('process', 'console', code)(fakeProcess, fakeConsole);
-  } catch (err) {
-    if ((err as Error).message !== 'exit') throw err;
-  }
-  return { exitCode, stderr };
-}
+const nodeRange = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+/** deploy/check-node.cjs, the unit's ExecStartPre. */
+const nodeCheck = createRequire(import.meta.url)(root('deploy/check-node.cjs')) as {
+  satisfies(version: string, range: string): boolean;
+  problem(version: string, range: string, execPath: string): string | null;
+};
+/** The lower bound of each range of engines.node (">=20", "^20.19.0 || ^22.13.0"). */
+const nodeFloors = nodeRange.split('||').map((r) => r.trim().replace(/^(>=|\^)/, ''));
 
 describe('deployment files', () => {
   it('the Dockerfile: no diagnostics from dockerfile-utils', () => {
@@ -262,18 +242,30 @@ describe('deployment files', () => {
     assert.deepEqual(exec[1]!.split(/\s+/), ['/usr/bin/node', ...startFlags, '/opt/temp-inbox/packages/server/dist/main.js']);
     for (const m of unit.matchAll(/^Environment=([A-Z_]+)=/gm)) assert.ok(KNOWN.has(m[1]!), `${m[1]} is not a configuration variable`);
 
-    // The check runs the same node as ExecStart, and refuses exactly what package.json's engines refuse.
-    const check = unitNodeCheck(unit);
-    assert.equal(check.node, '/usr/bin/node');
-    const ok = spawnSync(process.execPath, ['-e', check.code], { encoding: 'utf8' });
-    assert.equal(ok.status, 0, `passes on this Node (${process.version}): ${ok.stderr}`);
-    assert.equal(ok.stderr, '');
-    for (const version of [`${minNodeMajor}.0.0`, `${minNodeMajor + 2}.1.0`]) assert.deepEqual(runNodeCheck(check.code, version), { exitCode: undefined, stderr: '' }, version);
-    for (const version of ['18.19.0', `${minNodeMajor - 1}.9.9`, '12.22.12']) {
-      const refused = runNodeCheck(check.code, version);
-      assert.equal(refused.exitCode, 1, `${version} is refused`);
-      assert.match(refused.stderr, new RegExp(`needs Node\\.js ${minNodeMajor} or later.*${version.replace(/\./g, '\\.')}.*docs/deploy\\.md`));
+    // The check runs the same node as ExecStart, before it, and refuses what package.json's engines refuses.
+    assert.equal(/^ExecStartPre=(.+)$/m.exec(unit)?.[1], '/usr/bin/node /opt/temp-inbox/deploy/check-node.cjs');
+    assert.ok(unit.indexOf('ExecStartPre=') < unit.indexOf('ExecStart='));
+    const here = spawnSync(process.execPath, [root('deploy/check-node.cjs')], { encoding: 'utf8' });
+    assert.deepEqual({ status: here.status, stderr: here.stderr }, { status: 0, stderr: '' }, `passes on this Node (${process.version})`);
+    for (const version of [...nodeFloors, process.versions.node]) assert.equal(nodeCheck.problem(version, nodeRange, '/usr/bin/node'), null, `${version} passes`);
+    for (const version of ['18.19.0', '12.22.9', '19.9.0']) {
+      const line = nodeCheck.problem(version, nodeRange, '/usr/bin/node');
+      assert.equal(line, `temp-inbox needs Node.js ${nodeRange} (package.json "engines"), but /usr/bin/node is ${version} (Debian 12 packages Node 18): install a current Node from NodeSource or nodejs.org, see docs/deploy.md section 4.`);
     }
+    // The ranges as engines writes them: >= any later version, ^ within its major.
+    const cases: [string, string, boolean][] = [
+      ['20.0.0', '>=20', true],
+      ['19.9.9', '>=20', false],
+      ['26.1.0', '>=20', true],
+      ['20.18.3', '^20.19.0 || ^22.13.0', false],
+      ['20.19.0', '^20.19.0 || ^22.13.0', true],
+      ['21.7.0', '^20.19.0 || ^22.13.0', false],
+      ['22.12.0', '^20.19.0 || ^22.13.0', false],
+      ['22.13.1', '^20.19.0 || ^22.13.0', true],
+      ['v24.0.0', '^20.19.0 || ^24.0.0', true],
+    ];
+    for (const [version, range, ok] of cases) assert.equal(nodeCheck.satisfies(version, range), ok, `${version} in ${range}`);
+    assert.throws(() => nodeCheck.satisfies('20.0.0', '20.x'), /cannot read the range "20\.x"/);
 
     const verify = spawnSync('systemd-analyze', ['verify', root('deploy/temp-inbox.service')], { encoding: 'utf8' });
     if (verify.error) {
