@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { TempInboxClient, type Inbox, type LinkWaitOptions } from './client.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import type { Message } from './message.js';
+import { parseDuration } from './duration.js';
 import { nearest, optionError, urlProblem } from './cli-hints.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3 } as const;
@@ -70,8 +71,8 @@ after the command starts counts; --any takes mail already in the inbox too.
   --from TEXT      Only mail whose From: name or address contains TEXT (any case).
   --to TEXT        Only mail with a To: recipient whose name or address contains TEXT.
   --subject TEXT   Only mail whose subject contains TEXT (any case).
-  --timeout TIME   Give up after TIME: 30s (the default), 500ms, 2m, 1h; a bare
-                   number is seconds. Then exit 3.
+  --timeout TIME   Give up after TIME: 30s (the default), 500ms, 2m, 1.5h, 1d; a
+                   bare number is seconds. Then exit 3.
   --since ID       Only mail with an id greater than ID (ids are in "list" and --json).
   --any            Any mail in the inbox, also mail that arrived before the command.
   --json           Print the whole parsed mail as JSON.
@@ -156,12 +157,11 @@ const OPTIONS = {
 
 type Command = keyof typeof OPTIONS;
 
-/** A duration: 30s, 500ms, 2m, 1h, or a bare number of seconds; in milliseconds. */
-function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m) throw new UsageError(`The --timeout option takes a duration such as 30s, 500ms or 2m, not "${text}".`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1000;
-  return Math.round(Number(m[1]) * unit);
+/** --timeout: the server's duration grammar (./duration.ts), in milliseconds. */
+function timeoutOption(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`The --timeout option takes a duration such as 30s, 500ms, 2m, 1.5h or 1d, not "${text}".`);
+  return ms;
 }
 
 function wholeNumber(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -292,7 +292,7 @@ async function run(args: string[], io: Io): Promise<number> {
         allowPositionals(flag('link') && str('contains') === undefined ? 1 : 0, flag('link') ? 'at most one TEXT after --link' : 'no arguments (filters are options: --from, --to, --subject)');
         if (flag('code') && (flag('link') || str('contains') !== undefined)) throw new UsageError('Choose one of --code and --link.');
         if (flag('any') && str('since') !== undefined) throw new UsageError('Choose one of --since and --any.');
-        const timeout = str('timeout') === undefined ? 30_000 : parseDuration(str('timeout')!);
+        const timeout = str('timeout') === undefined ? 30_000 : timeoutOption(str('timeout')!);
         const since = flag('any') ? 0 : str('since') !== undefined ? wholeNumber('since', str('since')!, 0) : undefined;
         const inbox = await client.openInbox(token, since === undefined ? {} : { since });
         const opts: LinkWaitOptions = { timeout };

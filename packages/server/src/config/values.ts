@@ -68,7 +68,7 @@ export function bool(raw: string): boolean {
 
 export function duration(raw: string): number {
   const ms = parseDuration(raw);
-  if (ms === undefined || ms <= 0) throw new ConfigError('a duration such as 30s, 15m, 12h or 7d');
+  if (ms === undefined) throw new ConfigError('a duration such as 90s, 15m, 1.5h, 7d or 1w');
   return ms;
 }
 
