@@ -6,7 +6,7 @@
 // price of the sync is measured in the same run (informational). And both temp-inbox
 // and MailDev again over 40 connections (informational): at 10, temp-inbox's closed
 // loop waits on each mail's hand-overs between threads as much as on CPU, MailDev's
-// on CPU alone (docs/benchmarks.md "Still open"). Last, one mail at a time over a
+// on CPU alone (docs/benchmarks-journal.md "Still open"). Last, one mail at a time over a
 // connection of its own, from connect to the 221 of QUIT, temp-inbox and MailDev in
 // turn (informational): what an application that connects for each mail waits.
 import { startMailDev, startSmtpSink, type Baseline } from './lib/baselines.js';

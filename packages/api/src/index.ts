@@ -110,7 +110,7 @@ export const MAX_SEARCH_QUERY_CHARS = 200;
 
 export const SearchQuery = Type.Object(
   {
-    q: Type.String({ minLength: 1, maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Words to find (each as the start of a word; all must match), and the terms of docs/api.md "Search" (from:, to:, subject:, has:attachment, is:read, is:unread, before:, after:, "phrases", - to negate).' }),
+    q: Type.String({ minLength: 1, maxLength: MAX_SEARCH_QUERY_CHARS, description: 'Words to find (each as the start of a word; all must match), and the terms of docs/api.md "GET /api/mails/search" (from:, to:, subject:, has:attachment, is:read, is:unread, before:, after:, "phrases", - to negate).' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1..100.' }),
     offset: Type.Integer({ minimum: 0, description: 'Number of newer matches to skip.' }),
   },

@@ -1,4 +1,4 @@
-// Guessing mail.tm passwords (docs/security.md "mail.tm logins"): failed logins lock an
+// Guessing mail.tm passwords (docs/security.md "mail.tm accounts"): failed logins lock an
 // account out however many /64s they come from, an address that does not exist alike;
 // a network (IPv6 /48 and /32, IPv4 /24) that keeps failing is locked out as a whole; the
 // hashing queue takes turns by network, so a flood from one /48 delays another's login

@@ -1,4 +1,4 @@
-// The read flag (docs/api.md "Read and unread", docs/decisions.md "Seen"): every mail
+// The read flag (docs/api.md "PATCH /api/mail/{uuid}", docs/decisions.md "Seen"): every mail
 // arrives unread, PATCH /api/mail/{uuid} sets it, reading a mail never does, and every
 // view of the mail (list, full, parsed, search, events) shows the new value at once.
 // Real SMTP delivery, real HTTP, SQLite.

@@ -1,7 +1,7 @@
 // Every word the page shows or reads out, in one place: components import `s` and never
 // write user-visible text themselves (web-strings.test.ts checks that), so translating
 // the page is translating this file. Numbers, dates and relative times are not written
-// here but formatted by Intl in the browser's locale (format.ts).
+// here but formatted by Intl in the browser's locale (intl.ts).
 import { count, relative } from './intl.js';
 
 export const s = {
@@ -89,7 +89,7 @@ export const s = {
   found: (n: number) => `${count(n)} found`,
   searchLabel: 'Search this inbox',
   searchPlaceholder: 'Search',
-  /** The search field's tooltip: the syntax of docs/api.md "Search". */
+  /** The search field's tooltip: the syntax of docs/api.md "GET /api/mails/search". */
   searchHelp: 'Words, "a phrase", from:, to:, subject:, has:attachment, is:unread, is:read, after:2024-05-01, before:2024-05-01; put - before a term to leave it out.',
   clear: 'Clear',
   confirmClear: 'Delete every mail of this address?',

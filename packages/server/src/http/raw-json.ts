@@ -2,7 +2,7 @@
 // the route's schema serialises them, then its raw message, read and escaped 64 KiB at a
 // time. Built in one piece, a 10 MB message was a string, its escaped JSON and that JSON's
 // bytes at once: the server's memory rose by 4.6-5.4x the message's size for each reader
-// (docs/benchmarks.md "Memory of one large message"). Streamed from the store's parts,
+// (docs/benchmarks-journal.md "Memory of one large message"). Streamed from the store's parts,
 // by one part and one chunk, however slowly the client reads (docs/security.md "Large answers").
 //
 // The text is the same as rawToString's: UTF-8 when the whole message is valid UTF-8

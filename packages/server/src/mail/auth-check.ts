@@ -20,7 +20,7 @@ import { authWord, dkimEntry, dkimWord, MAX_DKIM_SIGNATURES, unknownVerdict, VER
 
 // The four checks' own modules, not mailauth's index: it also loads BIMI and its
 // certificate and SVG validators, which are never run here and took about 12 MB of
-// this thread's heap (docs/benchmarks.md "Still open").
+// this thread's heap (docs/benchmarks-journal.md "Still open").
 const require = createRequire(import.meta.url);
 const { dkimVerify } = require('mailauth/lib/dkim/verify.js') as Pick<typeof Mailauth, 'dkimVerify'>;
 const { spf } = require('mailauth/lib/spf/index.js') as Pick<typeof Mailauth, 'spf'>;

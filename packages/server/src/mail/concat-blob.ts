@@ -3,7 +3,7 @@
 // with `arrayBuffer()`; Node's Blob keeps each line as a native blob and reads
 // them back through a stream, which made that five times the cost of the whole
 // rest of a parse (0.5 of 0.6 ms for a 3 KB message on Node 20; see
-// docs/benchmarks.md "Parsing cost"). postal-mime has no option for it, so the
+// docs/benchmarks-journal.md "Winning part of it back"). postal-mime has no option for it, so the
 // worker (parse-worker.ts), which runs nothing else, installs this one as its
 // global Blob. It gives exactly the bytes Node's Blob would for what postal-mime
 // passes (strings, ArrayBuffers, views, Blobs: tested side by side), with one
@@ -11,7 +11,7 @@
 // (postal-mime never changes a part it handed over: its base64 decoder hands over each
 // decoded piece as a fresh ArrayBuffer), so a part's bytes are copied once, when read.
 // A copy made here as well held a large attachment a third time in the parser's
-// thread (docs/benchmarks.md "Memory of one large message").
+// thread (docs/benchmarks-journal.md "Memory of one large message").
 const encoder = new TextEncoder();
 /** Shared by every blob (only ever read: a blob's bytes are copied when they are read). */
 const NEWLINE = encoder.encode('\n');

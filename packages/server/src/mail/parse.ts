@@ -316,7 +316,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
   // thread is given, of whatever waits then (so mail that arrived during a large
   // parse goes right after it, parse-lanes.ts). Messages completed in one turn (several
   // connections' reads) so share one trip to the thread: about 6% less CPU a mail at
-  // the ingest bench's load (docs/benchmarks.md "Still open").
+  // the ingest bench's load (docs/benchmarks-journal.md "Still open").
   type Waiting = { raw: Buffer; client: string | undefined; resolve: (p: ParsedMessage) => void; since: number };
   let waiting: Waiting[] = [];
   /** Batches that have a thread; and whether one is asking the small lane for a thread. */

@@ -21,7 +21,7 @@ export function searchTextOf(email: Email | undefined): string {
  * words from this as from the text itself (folding folded words changes nothing,
  * search-words.test.ts), at a tenth of the cost on the server's thread: 34 µs for a
  * 3 KB verification mail's text, 3.7 µs for its words, and about 14 KB less garbage
- * there (docs/benchmarks.md "Still open").
+ * there (docs/benchmarks-journal.md "Still open").
  */
 export function searchWordsOf(email: Email | undefined): string {
   return uniqueSearchWords(searchTextOf(email)).join(' ');

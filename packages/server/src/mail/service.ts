@@ -174,7 +174,7 @@ export function createMailService(opts: MailServiceOptions) {
    * The live address mail to `address` is delivered to, or undefined (RFC 5321 §3.3:
    * refuse at RCPT). With plus-addressing, name+tag reaches name; with the catch-all,
    * an allowed name nobody created is accepted as pending and created only when its
-   * mail is stored (docs/decisions.md "Catch-all"): RCPT alone creates nothing.
+   * mail is stored (docs/decisions.md "Plus-addressing and catch-all"): RCPT alone creates nothing.
    */
   async function resolveRecipient(address: string): Promise<Recipient | undefined> {
     const parts = splitAddress(address);
@@ -313,7 +313,7 @@ export function createMailService(opts: MailServiceOptions) {
     // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
     listMails: (addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.listMails(addressId, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
-    /** The address's live mail that matches every term of `query` (docs/api.md "Search"; a string is parsed, bad syntax is a 400). */
+    /** The address's live mail that matches every term of `query` (docs/api.md "GET /api/mails/search"; a string is parsed, bad syntax is a 400). */
     searchMails: (addressId: number, query: ParsedSearch | string, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }> =>
       store.searchMails(addressId, query, limit, Math.min(offset, Number.MAX_SAFE_INTEGER)),
     async deleteMail(addressId: number, uuid: string): Promise<void> {

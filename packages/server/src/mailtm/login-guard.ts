@@ -1,5 +1,5 @@
 // The limits on mail.tm logins beyond RATE_LIMIT_MAILTM_TOKEN's per-client (/64) budget
-// (docs/security.md "mail.tm logins"): failed guesses per account (the address as given,
+// (docs/security.md "mail.tm accounts"): failed guesses per account (the address as given,
 // whether or not it exists: a locked address that does not exist is answered exactly as
 // one that does), and per wider network of the client (IPv6 /48 and /32, IPv4 /24), so
 // that guesses spread over many /64s of one site still run out. Each attempt is counted

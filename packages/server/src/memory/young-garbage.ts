@@ -1,6 +1,6 @@
 // Frees buffers that became garbage in bulk. V8 frees a buffer's memory only when it
 // collects the small object that owns it, and large data makes few such objects: the
-// young generation does not fill, so nothing collects, and the buffers stay. Two places
+// young generation does not fill, so nothing collects, and the buffers stay. Three places
 // make such garbage (docs/decisions.md "A large message"):
 // - a message's arrival: each socket read reaches the SMTP side as a fresh buffer of up
 //   to 64 KiB, and smtp-server's DATA parser copies each once more to join it to the

@@ -1,4 +1,4 @@
-// The syntax of a search (GET /api/mails/search, docs/api.md "Search"), after Gmail's
+// The syntax of a search (GET /api/mails/search, docs/api.md "GET /api/mails/search"), after Gmail's
 // and Mailpit's: free words, "quoted phrases", from: to: cc: bcc: reply-to: subject: message-id:
 // tag: filename: has:attachment is:read is:unread is:tagged before: after: larger:
 // smaller:, and a leading - that negates any of them. Parsed

@@ -1,4 +1,4 @@
-// GET /api/mails/search: the address's own mail found by words (docs/api.md "Search").
+// GET /api/mails/search: the address's own mail found by words (docs/api.md "GET /api/mails/search").
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MailsResponse, Paths, SearchQuery } from '@temp-inbox/api';

@@ -231,7 +231,7 @@ export const MIGRATIONS: string[] = [
   `,
   // v13: a large decoded attachment is stored in parts of RAW_PART_BYTES, as the message
   // itself is (v4): bound whole, SQLite held two more copies of it while it stored the row
-  // (docs/benchmarks.md "Memory of one large message"). body_attachments.content holds
+  // (docs/benchmarks-journal.md "Memory of one large message"). body_attachments.content holds
   // the first part.
   `
   ALTER TABLE body_attachments ADD COLUMN parts INTEGER NOT NULL DEFAULT 1;

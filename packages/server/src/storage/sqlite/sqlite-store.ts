@@ -128,7 +128,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
   db.pragma('synchronous = NORMAL');
   // better-sqlite3 sets a 16 MiB page cache. A large message's pages pass through it on
   // their way to the WAL, so that much memory was taken by one 10 MB message and kept;
-  // 4 MiB holds the indexes' hot pages (docs/benchmarks.md "Memory of one large message").
+  // 4 MiB holds the indexes' hot pages (docs/benchmarks-journal.md "Memory of one large message").
   db.pragma('cache_size = -4096');
   const walSync = full ? createWalSync(`${file}-wal`) : undefined;
   /** Resolves once every commit made so far is as durable as configured. */
