@@ -6,10 +6,12 @@
 // What was stored is read from the database file after stop() has resolved.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { client, createAddress, message, openData, request, SmtpClient, startTestServer, type TestServer } from './helpers/harness.js';
+import { client, createAddress, message, METRICS_TOKEN, openData, request, SmtpClient, startTestServer, until, untilPushOpen, type TestServer } from './helpers/harness.js';
+import { listening, spawnService } from './helpers/source-process.js';
 
 /** smtp-server's closeTimeout as smtp-receiver.ts sets it. */
 const CLOSE_TIMEOUT_MS = 5_000;
@@ -117,5 +119,39 @@ describe('graceful shutdown', () => {
     await assert.rejects(idle.reply(2_000), /closed/);
     const took = await stopping.done;
     assert.ok(took < 2_000, `stop() took ${took} ms`);
+  });
+});
+
+describe('the command on SIGTERM', { timeout: 120_000 }, () => {
+  it('logs the start, then at SIGTERM what it is doing and, once drained, what it closed and how long it took; exit 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'temp-inbox-sigterm-'));
+    dirs.push(dataDir);
+    const service = spawnService({ DATA_DIR: dataDir, METRICS_TOKEN });
+    try {
+      const { httpUrl, smtpPort } = await listening(service);
+      const httpPort = new URL(httpUrl).port;
+      assert.match(service.stdout(), new RegExp(`^temp-inbox: HTTP on ${httpUrl}, SMTP on port ${smtpPort}, domains \\S+ \\(listening on 127\\.0\\.0\\.1:${httpPort} and 127\\.0\\.0\\.1:${smtpPort}, storage sqlite\\)\\n$`));
+
+      // One SMTP session and one HTTP request (a wait) open when the signal comes.
+      const { jwt } = await createAddress({ httpUrl });
+      const waiting = request(httpUrl, '/api/mails/wait?timeout=60', { jwt });
+      await untilPushOpen({ httpUrl }, { wait: 1 });
+      const smtp = await SmtpClient.connect(smtpPort);
+      await smtp.script([['EHLO client.test', 250]]);
+
+      service.child.kill('SIGTERM');
+      await until('the stopping line', () => service.stdout().includes('SIGTERM received'), 30_000);
+      assert.equal((await smtp.command('NOOP')).text, '421 4.4.2 Server shutting down\r\n');
+      assert.equal((await waiting).status, 204);
+      assert.equal(await service.exited, 0);
+
+      const lines = service.stdout().trimEnd().split('\n').slice(1);
+      assert.equal(lines.length, 2, service.stdout());
+      assert.equal(lines[0], 'temp-inbox: SIGTERM received: stopping (SMTP sessions get up to 5 s to finish, then HTTP and storage close)');
+      assert.match(lines[1]!, /^temp-inbox: stopped in \d+ ms: closed SMTP \(1 session ended\), HTTP \(1 request finished\), storage \(sqlite\)$/);
+      assert.equal(service.stderr(), '');
+    } finally {
+      if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    }
   });
 });
