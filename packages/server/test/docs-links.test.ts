@@ -76,7 +76,7 @@ function page(file: string): Page {
 
 /** Whether a cited section names a heading: the heading, or its start at a word's end, numbering aside. */
 function hasSection(file: string, section: string): boolean {
-  const want = section.toLowerCase();
+  const want = section.toLowerCase().replace(/^\d+\.\s+/, '');
   return page(file).headings.some((h) => {
     const text = h.replace(/`/g, '').replace(/^\d+\.\s+/, '').toLowerCase();
     return text === want || (text.startsWith(want) && /^[^\p{L}\p{N}]/u.test(text.slice(want.length)));
