@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from './config/index.js';
 import { startServer } from './server.js';
+import { StartupError } from './startup-errors.js';
 
 export interface StartTempInboxOptions {
   /** The mail domain (MAIL_DOMAINS); default temp-inbox.localhost. */
@@ -61,6 +62,10 @@ export async function startTempInbox(options: StartTempInboxOptions = {}): Promi
     server = await startServer(config, { logger: pino({ level: config.logLevel }) });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
+    // The option this caller passed, beside the variable the message names.
+    if (err instanceof StartupError && (err.variable === 'HTTP_PORT' || err.variable === 'SMTP_PORT')) {
+      err.message = `${err.variable === 'HTTP_PORT' ? 'httpPort' : 'smtpPort'} (${err.variable})${err.message.slice(err.variable.length)}`;
+    }
     throw err;
   }
   const running = server;

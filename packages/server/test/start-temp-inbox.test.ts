@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { startTempInbox } from '../src/index.js';
 import { createAddress, message, request, sendMail } from './helpers/harness.js';
@@ -76,5 +76,28 @@ describe('startTempInbox', () => {
     await assert.rejects(startTempInbox({ env: { MAIL_TTL: 'soon' } }), /MAIL_TTL is invalid/);
     await assert.rejects(startTempInbox({ httpPort: Number(new URL(server.url).port), env: { HTTP_HOST: '256.0.0.1' } }));
     assert.deepEqual(runDirs(), before, 'no data directory is left behind');
+  });
+
+  it('a port that is taken: the error names the option, the variable and the address; the SMTP listener it opened is closed again', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    const smtpFree = createServer();
+    await new Promise<void>((resolve) => smtpFree.listen(0, '127.0.0.1', resolve));
+    const smtpPort = (smtpFree.address() as AddressInfo).port;
+    await new Promise((resolve) => smtpFree.close(resolve));
+    try {
+      await assert.rejects(startTempInbox({ httpPort: port, smtpPort }), (err: Error) => {
+        assert.equal(err.message, `httpPort (HTTP_PORT): 127.0.0.1:${port} is already in use; set HTTP_PORT to a free port`);
+        return true;
+      });
+      assert.ok(await refused(smtpPort), 'the SMTP port opened before HTTP failed is free again');
+      await assert.rejects(startTempInbox({ smtpPort: port }), (err: Error) => {
+        assert.equal(err.message, `smtpPort (SMTP_PORT): 127.0.0.1:${port} is already in use; set SMTP_PORT to a free port`);
+        return true;
+      });
+    } finally {
+      holder.close();
+    }
   });
 });
