@@ -495,6 +495,20 @@ describe('Mailpit-compatible API: two nodes on PostgreSQL', { skip }, () => {
     await onB.renameTag('kept', 'shared');
     assert.deepEqual((await mailpit(nodes.a).getMessageSummary(id)).Tags, ['shared']);
     assert.deepEqual((await onB.searchMessages({ query: 'has:attachment is:read' })).messages.map((m) => m.ID), [id]);
+    // Mailpit's filters and X-Tags on PostgreSQL, through the API.
+    assert.deepEqual(
+      [list.messages[0]!.Cc, list.messages[0]!.Bcc, list.messages[0]!.ReplyTo],
+      [[{ Name: 'Carol', Address: 'carol@example.org' }], [{ Name: '', Address: 'hidden@example.net' }], [{ Name: '', Address: 'support@example.com' }]],
+    );
+    await smtpSend(nodes.a, ALPHA, { from: 'x@example.com', to: 'y@example.org', subject: 'Tagged on a', text: 'x', headers: { 'X-Tags': 'from-header, Second' } });
+    const filters: [string, string[]][] = [
+      ['tag:from-header', ['Tagged on a']],
+      ['is:tagged', ['Across nodes', 'Tagged on a']],
+      ['tag:shared cc:carol bcc:hidden reply-to:support filename:report larger:1K to:hidden@example.net', ['Across nodes']],
+      ['smaller:1K -is:read', ['Tagged on a']],
+      [`message-id:${list.messages[0]!.MessageID}`, ['Across nodes']],
+    ];
+    for (const [query, want] of filters) assert.deepEqual((await onB.searchMessages({ query })).messages.map((m) => m.Subject).sort(), want, query);
     const betaOnA = mailpit(nodes.a, BETA);
     assert.deepEqual(
       (await betaOnA.listMessages()).messages.map((m) => m.Subject),
@@ -503,7 +517,7 @@ describe('Mailpit-compatible API: two nodes on PostgreSQL', { skip }, () => {
     await assert.rejects(betaOnA.getMessageSummary(id), /404 Not Found/);
     assert.deepEqual(await betaOnA.getTags(), []);
     await betaOnA.deleteMessages({ IDs: [id] });
-    assert.equal((await onB.listMessages()).total, 1);
+    assert.equal((await onB.listMessages()).total, 2);
   });
 });
 
