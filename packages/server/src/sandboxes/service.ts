@@ -126,6 +126,11 @@ export function createSandboxService(opts: SandboxServiceOptions): SandboxesServ
     return toSandbox(record);
   }
 
+  async function get(id: number): Promise<Sandbox | undefined> {
+    const r = await store.getSandbox(id);
+    return r && toSandbox(r);
+  }
+
   async function store1(sandboxId: number, message: MessageBuffer, envelope: SandboxEnvelope, client: string, trace: CaptureTrace): Promise<string> {
     const record = await store.getSandbox(sandboxId);
     if (!record) throw badRequest('No such sandbox.');
@@ -175,14 +180,8 @@ export function createSandboxService(opts: SandboxServiceOptions): SandboxesServ
       await Promise.all([locks.client.succeeded(ck), locks.login.succeeded(lk)]);
       return { ok: true, sandbox: toSandbox(record) };
     },
-    async get(id) {
-      const r = await store.getSandbox(id);
-      return r && toSandbox(r);
-    },
-    current: async (id) => {
-      const r = await store.getSandbox(id);
-      return r && toSandbox(r);
-    },
+    get,
+    current: get,
     async findByName(raw) {
       const n = sandboxName(raw);
       const r = n ? await store.findSandbox(n) : undefined;
