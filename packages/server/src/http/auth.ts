@@ -1,5 +1,5 @@
 // Credentials (seed "Authentication", rule 3; docs/decisions.md "JWT", "Cookies").
-import { parse as parseCookies } from 'cookie';
+import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';
 import { JWT_LIFETIME_SECONDS } from '../domain/tokens.js';
@@ -33,13 +33,14 @@ export function credentialOf(request: FastifyRequest): string {
 
 /**
  * A request cookie. Routes registered with @fastify/cookie have parsed them already;
- * the mail routes, which take a Bearer header far more often, parse only here.
+ * the mail routes, which take a Bearer header far more often, parse only here, with the
+ * plugin's own parser (one cookie grammar for both).
  */
 function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const parsed = (request as { cookies?: Record<string, string | undefined> | null }).cookies;
   if (parsed) return parsed[name];
   const header = request.headers.cookie;
-  return header === undefined ? undefined : parseCookies(header)[name];
+  return header === undefined ? undefined : fastifyCookie.parse(header)[name];
 }
 
 const cookieBase = (request: FastifyRequest) => ({ httpOnly: true, sameSite: 'lax' as const, path: '/', secure: request.protocol === 'https' });
