@@ -1,7 +1,8 @@
 // Links in the documentation resolve: every relative link and `#anchor` in every .md file
 // of the repository (outside node_modules and build output) names a file that exists and
-// a heading it has (GitHub's anchor slugs), and every `docs/<page>.md "Section"` citation in a
-// source comment names a heading of that page (docs/architecture.md "Where things are written").
+// a heading it has (GitHub's anchor slugs), and every `docs/<page>.md "Section"` citation, in a
+// source comment or a page, names a heading of that page or the bold lead of one of its
+// paragraphs (docs/architecture.md "Where things are written").
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -47,7 +48,8 @@ export function slug(heading: string): string {
 }
 
 interface Page {
-  headings: string[];
+  /** Headings and the bold leads of paragraphs and list items: what a citation may name. */
+  sections: string[];
   anchors: Set<string>;
 }
 
@@ -55,13 +57,15 @@ const pages = new Map<string, Page>();
 function page(file: string): Page {
   let p = pages.get(file);
   if (p) return p;
-  const headings: string[] = [];
+  const sections: string[] = [];
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const line of withoutFences(readFileSync(file, 'utf8'))) {
     const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    const lead = /^(?:\s*[-*]\s+|\d+\.\s+)?\*\*([^*]+?)[.:]?\*\*/.exec(line);
+    if (lead) sections.push(lead[1]!);
     if (h) {
-      headings.push(h[1]!);
+      sections.push(h[1]!);
       const base = slug(h[1]!);
       const n = seen.get(base) ?? 0;
       seen.set(base, n + 1);
@@ -69,15 +73,15 @@ function page(file: string): Page {
     }
     for (const a of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) anchors.add(a[1]!);
   }
-  p = { headings, anchors };
+  p = { sections, anchors };
   pages.set(file, p);
   return p;
 }
 
-/** Whether a cited section names a heading: the heading, or its start at a word's end, numbering aside. */
+/** Whether a cited section names a section: all of it, or its start at a word's end, numbering aside. */
 function hasSection(file: string, section: string): boolean {
-  const want = section.toLowerCase().replace(/^\d+\.\s+/, '');
-  return page(file).headings.some((h) => {
+  const want = section.replace(/\s+/g, ' ').toLowerCase().replace(/^\d+\.\s+/, '');
+  return page(file).sections.some((h) => {
     const text = h.replace(/`/g, '').replace(/^\d+\.\s+/, '').toLowerCase();
     return text === want || (text.startsWith(want) && /^[^\p{L}\p{N}]/u.test(text.slice(want.length)));
   });
@@ -128,22 +132,23 @@ describe('documentation links', () => {
     assert.deepEqual(broken, []);
   });
 
-  it('resolves every docs/<page>.md "Section" citation in the sources', () => {
+  it('resolves every docs/<page>.md "Section" citation in the sources and the pages', () => {
     const sources = ['packages', 'scripts', 'bench'].flatMap((d) =>
       existsSync(join(ROOT, d)) ? walk(join(ROOT, d), (n) => /\.(ts|tsx|mts|cts|js|mjs|cjs)$/.test(n)) : [],
     );
     const broken: string[] = [];
-    for (const file of sources) {
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .forEach((line, i) => {
-          for (const m of line.matchAll(/\b(docs\/[\w.-]+\.md|README(?:\.md)?),? "([^"]+)"/g)) {
-            const doc = join(ROOT, m[1]!.startsWith('README') ? 'README.md' : m[1]!);
-            const where = `${relative(ROOT, file)}:${i + 1}: ${m[1]} "${m[2]}"`;
-            if (!existsSync(doc)) broken.push(`${where} (no such file)`);
-            else if (!hasSection(doc, m[2]!)) broken.push(`${where} (no such section)`);
-          }
-        });
+    for (const file of [...sources, ...markdown]) {
+      const text = readFileSync(file, 'utf8');
+      // In a page the quote may run over a line break; in a source, one comment line.
+      const quote = file.endsWith('.md') ? '"([^"]+)"' : '"([^"\\n]+)"';
+      const cite = new RegExp(`(?<![\\w/.-])(docs/[\\w.-]+\\.md|README(?:\\.md)?)\`?,? \\(?${quote}`, 'g');
+      for (const m of text.matchAll(cite)) {
+        const doc = join(ROOT, m[1]!.startsWith('README') ? 'README.md' : m[1]!);
+        const line = text.slice(0, m.index).split('\n').length;
+        const where = `${relative(ROOT, file)}:${line}: ${m[1]} "${m[2]!.replace(/\s+/g, ' ')}"`;
+        if (!existsSync(doc)) broken.push(`${where} (no such file)`);
+        else if (!hasSection(doc, m[2]!)) broken.push(`${where} (no such section)`);
+      }
     }
     assert.deepEqual(broken, []);
   });
