@@ -1,4 +1,4 @@
-// RATE_LIMITS=off (README "Configuration"; docs/decisions.md "Rate limits") turns off
+// RATE_LIMITS=off (docs/deploy.md "Configuration"; docs/decisions.md "Rate limits") turns off
 // every per-client limit: each HTTP route's RATE_LIMIT_<ROUTE> and SMTP's per-window
 // messages, recipients and bytes. The same server with RATE_LIMITS=on, every limit
 // set to 2 per minute, refuses the third request of every route and the request past
