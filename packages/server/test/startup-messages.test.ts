@@ -86,6 +86,17 @@ describe('start-up failures: one line naming the variable, exit 1', { timeout: 2
     assertOneLine(await failure({ DATABASE_URL: `postgres://127.0.0.1:${port}/test` }), `DATABASE_URL: PostgreSQL at 127.0.0.1:${port} refused the connection`);
   });
 
+  it('REDIS_URL or DATABASE_URL at a port that accepts and never answers: did not answer in time', async () => {
+    // Both at once: each waits out its driver's 10 s connect time-out.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    held.push(silent);
+    const { port } = silent.address() as AddressInfo;
+    const [redis, postgres] = await Promise.all([failure({ REDIS_URL: `redis://127.0.0.1:${port}` }), failure({ DATABASE_URL: `postgres://127.0.0.1:${port}/test` })]);
+    assertOneLine(redis, `REDIS_URL: Redis at 127.0.0.1:${port} did not answer in time`);
+    assertOneLine(postgres, `DATABASE_URL: PostgreSQL at 127.0.0.1:${port} did not answer in time`);
+  });
+
   const noRedis = await skipUnless('redis');
   it('REDIS_URL with a user Redis does not know: it refused the user name or password', { skip: noRedis }, async () => {
     const url = new URL(REDIS_URL);
