@@ -28,9 +28,11 @@ export async function piecesAreUtf8(pieces: AsyncIterable<Buffer>): Promise<bool
   const decoder = new TextDecoder('utf-8', { fatal: true });
   try {
     for await (const piece of pieces) {
-      for (let at = 0; at < piece.length; at += RAW_CHUNK_BYTES) decoder.decode(piece.subarray(at, at + RAW_CHUNK_BYTES), { stream: true });
-      // One turn of the event loop a piece: checking 10 MB at once would hold the thread.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      for (let at = 0; at < piece.length; at += RAW_CHUNK_BYTES) {
+        decoder.decode(piece.subarray(at, at + RAW_CHUNK_BYTES), { stream: true });
+        // A turn of the event loop a chunk, as the answer itself takes: checking 10 MB at once would hold the thread.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
     decoder.decode();
     return true;
