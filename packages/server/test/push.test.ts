@@ -291,7 +291,7 @@ describe('push limits and shutdown', () => {
       assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt })).status, 204);
       const refused = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
       assert.equal(refused.status, 429);
-      assert.ok(refused.headers['retry-after']);
+      assert.equal(refused.headers['retry-after'], '60', 'the refusal blocks for one whole window');
       assert.equal((await request(server.httpUrl, '/api/mails/wait?timeout=0', { jwt })).status, 429);
     } finally {
       streams.forEach((s) => s.close());
