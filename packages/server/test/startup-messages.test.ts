@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTempInbox } from '../src/index.js';
@@ -43,8 +43,8 @@ async function closedPort(): Promise<number> {
 }
 
 /** Runs the service expecting it to refuse to start: its exit code and stderr. */
-async function failure(env: Record<string, string>): Promise<{ code: number | string; stderr: string; stdout: string }> {
-  const p = spawnService({ DATA_DIR: dataDir(), ...env });
+async function failure(env: Record<string, string>, wrapper: string[] = []): Promise<{ code: number | string; stderr: string; stdout: string }> {
+  const p = spawnService({ DATA_DIR: dataDir(), ...env }, wrapper);
   const code = await p.exited;
   return { code, stderr: p.stderr(), stdout: p.stdout() };
 }
@@ -74,6 +74,23 @@ describe('start-up failures: one line naming the variable, exit 1', { timeout: 2
     writeFileSync(file, '');
     const dir = join(file, 'data');
     assertOneLine(await failure({ DATA_DIR: dir }), `DATA_DIR: cannot write to ${dir} (a part of the path is a file, not a directory); set DATA_DIR to a directory this user can write`);
+  });
+
+  // Permissions hold only for a user without privileges: run as nobody when the tests run as root.
+  const asNobody = ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+  const noSetpriv = process.getuid?.() !== 0 || !existsSync(asNobody[0]!) ? 'needs root and setpriv, to run the service as nobody' : false;
+  it('as a user without privileges: a port below 1024 and a DATA_DIR it cannot write name SMTP_PORT and DATA_DIR', { skip: noSetpriv }, async () => {
+    const parent = dataDir();
+    chmodSync(parent, 0o755);
+    const dir = join(parent, 'data');
+    assertOneLine(await failure({ DATA_DIR: dir }, asNobody), `DATA_DIR: cannot write to ${dir} (permission denied); set DATA_DIR to a directory this user can write`);
+    const writable = join(parent, 'writable');
+    mkdirSync(writable, { mode: 0o700 });
+    chownSync(writable, 65534, 65534);
+    assertOneLine(
+      await failure({ DATA_DIR: writable, SMTP_PORT: '25' }, asNobody),
+      'SMTP_PORT: permission denied to listen on 127.0.0.1:25 (ports below 1024 need privileges); set SMTP_PORT to a port of 1024 or more, or grant CAP_NET_BIND_SERVICE',
+    );
   });
 
   it('REDIS_URL at a closed port: Redis refused the connection', async () => {

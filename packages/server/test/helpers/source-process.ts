@@ -14,9 +14,13 @@ export interface SourceProcess {
   exited: Promise<number | string>;
 }
 
-/** Starts `temp-inbox-server` on free ports of 127.0.0.1 with `env` on top; DATA_DIR must be given. */
-export function spawnService(env: Record<string, string>): SourceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN_SOURCE], {
+/**
+ * Starts `temp-inbox-server` on free ports of 127.0.0.1 with `env` on top; DATA_DIR must be
+ * given. `wrapper` runs it under another command (e.g. setpriv, as another user).
+ */
+export function spawnService(env: Record<string, string>, wrapper: string[] = []): SourceProcess {
+  const [command, ...args] = [...wrapper, process.execPath, '--import', 'tsx', MAIN_SOURCE];
+  const child = spawn(command!, args, {
     env: {
       PATH: process.env['PATH'] ?? '',
       // pg's default user name, as the parent's (helpers/services.ts).
