@@ -2,5 +2,6 @@
 // suites; startServer() and loadConfig() build it from an explicit configuration.
 // The temp-inbox-server command (main.ts) runs it as a service.
 export { startTempInbox, type StartTempInboxOptions, type TempInbox } from './start-temp-inbox.js';
-export { startServer, type RunningServer, type StartOptions } from './server.js';
+export { startServer, type RunningServer, type StartOptions, type StopReport } from './server.js';
+export { StartupError } from './startup-errors.js';
 export { ConfigError, loadConfig, type Config } from './config/index.js';
