@@ -29,6 +29,16 @@ function nginxHasHttp2Directive(): boolean {
   return major > 1 || minor > 25 || (minor === 25 && patch >= 1);
 }
 
+const METRICS_TOKEN = 'nginx-test-metrics-token';
+
+/** POST /api/new_address answered 200 by this node so far, from its own /metrics (which node answered, without trusting nginx). */
+async function createdOn(node: TestServer): Promise<number> {
+  const res = await fetch(`${node.httpUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  assert.equal(res.status, 200);
+  const line = (await res.text()).split('\n').find((l) => l.startsWith('temp_inbox_http_requests_total{') && l.includes('method="POST"') && l.includes('route="/api/new_address"') && l.includes('status="200"'));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 const CONF = fileURLToPath(new URL('../../../deploy/nginx/temp-inbox.conf', import.meta.url));
 const HOST = 'mail.example.com';
 
@@ -136,6 +146,7 @@ describe('nginx in front of two nodes (deploy/nginx/temp-inbox.conf)', { timeout
       SESSION_SECRET: randomBytes(32).toString('hex'),
       TRUST_PROXY: '1',
       RATE_LIMIT_NEW_ADDRESS: '3/60',
+      METRICS_TOKEN: METRICS_TOKEN,
     };
     a = await startTestServer(env);
     b = await startTestServer(env);
@@ -242,11 +253,16 @@ describe('nginx in front of two nodes (deploy/nginx/temp-inbox.conf)', { timeout
 
   it('rate-limits each client by its own address across both nodes; a forged X-Forwarded-For changes nothing', { skip }, async () => {
     const create = (from: string, headers: Record<string, string> = {}) => viaProxy('/api/new_address', { method: 'POST', body: {}, from, headers });
-    // RATE_LIMIT_NEW_ADDRESS=3/60, counted in Redis: the three requests reach both nodes.
+    // RATE_LIMIT_NEW_ADDRESS=3/60, counted in Redis: the three requests reach both nodes
+    // (nginx's round robin), as each node's own request counter shows.
+    const before = [await createdOn(a), await createdOn(b)];
     for (let i = 0; i < 3; i++) assert.equal((await create('127.0.0.2')).status, 200, `request ${i + 1} of 3`);
+    const served = [(await createdOn(a)) - before[0]!, (await createdOn(b)) - before[1]!];
+    assert.equal(served[0]! + served[1]!, 3, `created on node a, node b: ${served.join(', ')}`);
+    assert.ok(served[0]! >= 1 && served[1]! >= 1, `both nodes served some (node a ${served[0]}, node b ${served[1]}), so the count is shared`);
     const over = await create('127.0.0.2');
     assert.equal(over.status, 429);
-    assert.ok(Number(over.headers['retry-after']) > 0);
+    assert.equal(over.headers['retry-after'], '60', 'the refusal blocks for one whole window');
     assert.equal((await create('127.0.0.2', { 'x-forwarded-for': '203.0.113.9' })).status, 429, 'a client cannot name itself another address');
     assert.equal((await create('127.0.0.3')).status, 200, 'another client is not limited');
   });
