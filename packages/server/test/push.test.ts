@@ -51,6 +51,7 @@ describe('GET /api/events and GET /api/mails/wait', () => {
     assert.equal(stream.status, 200);
     assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
     assert.equal(stream.headers['cache-control'], 'no-store');
+    assert.equal(stream.headers['x-accel-buffering'], 'no', 'nginx is told not to buffer the stream (docs/api.md)');
     assert.ok(stream.headers['x-request-id']);
     const ready = await stream.next('ready');
     assert.deepEqual(JSON.parse(ready.data), { address });
