@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // `npm start` (through start.mjs) and `npm test` run this first. It installs the
-// dependencies and builds every package, unless that was already done for exactly these inputs:
-// a stamp (node_modules/.temp-inbox-setup) holds a hash of the lockfile, the
-// package manifests, the TypeScript and Vite configuration and every source
-// file that goes into a build. A restart with nothing changed skips both steps.
-// `--force` runs them whatever the stamp says; `--check` only tells whether they would
-// run. Plain JavaScript: it must run before anything is built.
+// dependencies and builds, unless that was already done for exactly these inputs: a
+// stamp in node_modules holds a fingerprint (path, size and modification time) of the
+// lockfile, the package manifests, the TypeScript and Vite configuration and every
+// source file that goes into a build. A restart with nothing changed skips both steps.
+//
+// Two scopes. `--service` (npm start) installs only what the service runs and builds
+// (the api, server and web packages: their dependencies, TypeScript, Vite) and builds
+// those three. The default (npm test, the benches) installs every workspace — tests,
+// benches, linters, Playwright — and builds everything, the client SDK included.
+// `--force` runs the steps whatever the stamp says; `--check` only tells whether they
+// would run. Plain JavaScript: it must run before anything is built.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -13,9 +18,12 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const stampFile = join(root, 'node_modules', '.temp-inbox-setup');
 const BUILT = ['packages/api/dist', 'packages/server/dist', 'packages/client/dist', 'packages/web/dist', 'packages/web/dist-admin'];
-const SOURCES = ['packages/api', 'packages/server', 'packages/client', 'packages/web'];
+const SCOPES = {
+  all: { stamp: '.temp-inbox-setup', sources: ['packages/api', 'packages/server', 'packages/client', 'packages/web'], built: BUILT },
+  service: { stamp: '.temp-inbox-setup-service', sources: ['packages/api', 'packages/server', 'packages/web'], built: BUILT.filter((d) => !d.startsWith('packages/client/')) },
+};
+const SERVICE_WORKSPACES = ['packages/api', 'packages/server', 'packages/web'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'dist-admin', 'test', '.git']);
 
 /** Every file under dir that can change a build, as paths relative to the repository. */
@@ -29,48 +37,75 @@ function files(dir, out) {
   return out;
 }
 
-function inputsHash() {
-  const list = ['package.json', 'package-lock.json', 'tsconfig.base.json'];
-  for (const dir of SOURCES) files(join(root, dir), list);
+// Sizes and modification times, not contents: a restart reads no file (a checkout or an
+// edit changes the time, so nothing that changed is missed; at worst a touch rebuilds).
+function inputsHash(scope) {
+  const list = ['package.json', 'package-lock.json', 'tsconfig.base.json', 'scripts/setup.mjs'];
+  for (const dir of SCOPES[scope].sources) files(join(root, dir), list);
   const hash = createHash('sha256');
-  hash.update(process.version);
+  hash.update(`${process.version}\0${scope}`);
   for (const file of list.sort()) {
-    if (!existsSync(join(root, file))) continue;
-    hash.update(`\0${file}\0`);
-    hash.update(readFileSync(join(root, file)));
+    const stat = statSync(join(root, file), { throwIfNoEntry: false });
+    if (stat) hash.update(`\0${file}\0${stat.size}\0${stat.mtimeMs}`);
   }
   return hash.digest('hex');
 }
 
+const stampFile = (scope) => join(root, 'node_modules', SCOPES[scope].stamp);
+const stamped = (scope) => (existsSync(stampFile(scope)) ? readFileSync(stampFile(scope), 'utf8').trim() : '');
+
 /** A step that failed; its own output (above) says why. */
 export class SetupError extends Error {}
 
-function npm(...args) {
+const say = (line) => process.stderr.write(`temp-inbox: ${line}\n`);
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Runs `npm ...`, announced before and timed after. */
+function step(what, args) {
+  say(`${what}…`);
+  const started = Date.now();
   try {
     execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd: root, stdio: 'inherit' });
   } catch (err) {
     throw new SetupError(`temp-inbox: \`npm ${args.join(' ')}\` failed (${err.status ?? err.code}); its output above says why.`);
   }
+  say(`${what}: done in ${seconds(Date.now() - started)}.`);
 }
 
 /** Whether the stamp says the install and build are current for these inputs. */
-export function upToDate() {
-  const current = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
-  return current === inputsHash() && BUILT.every((d) => existsSync(join(root, d)) && statSync(join(root, d)).isDirectory());
+export function upToDate(scope = 'all') {
+  const built = SCOPES[scope].built.every((d) => existsSync(join(root, d)) && statSync(join(root, d)).isDirectory());
+  if (!built) return false;
+  // A full setup covers the service's as well.
+  return stamped(scope) === inputsHash(scope) || (scope === 'service' && stamped('all') === inputsHash('all'));
 }
 
 /** Installs and builds unless the stamp says both are current for these inputs. */
-export function setup({ force = false } = {}) {
+export function setup({ force = false, scope = 'all' } = {}) {
   const started = Date.now();
-  if (!force && upToDate()) {
-    process.stderr.write(`temp-inbox: dependencies and build are up to date (checked in ${Date.now() - started} ms).\n`);
+  if (!force && upToDate(scope)) {
+    say(`dependencies and build are up to date (checked in ${Date.now() - started} ms).`);
     return;
   }
-  process.stderr.write('temp-inbox: installing dependencies and building (the inputs changed since the last build).\n');
-  npm('install', '--no-audit', '--no-fund', '--loglevel=error');
-  npm('run', 'build');
-  // Hashed again: the install may rewrite package-lock.json.
-  writeFileSync(stampFile, `${inputsHash()}\n`);
+  const first = !existsSync(join(root, 'node_modules'));
+  say(first ? 'first start: installing dependencies and building (a few minutes; each step is timed below).' : 'installing dependencies and building (the inputs changed since the last build).');
+  const service = scope === 'service';
+  const driver = join(root, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+  const what = service ? 'installing what the service runs and builds with (the api, server and web packages; not the test tools)' : 'installing every workspace (tests, benches and linters included)';
+  if (!existsSync(driver)) {
+    say(`the SQLite driver (better-sqlite3) is installed with it: a prebuilt binary for Node ${process.versions.node} on ${process.platform}-${process.arch} when one can be downloaded; else it compiles from source with the system's C++ compiler and Python, which usually takes 2 to 5 minutes on 2 cores, with nothing printed meanwhile.`);
+  }
+  step(what, ['install', '--no-audit', '--no-fund', '--loglevel=error', ...(service ? SERVICE_WORKSPACES.flatMap((w) => ['-w', w]) : [])]);
+  if (service) {
+    step('building the api and server packages (TypeScript)', ['exec', '--', 'tsc', '-b', 'packages/api', 'packages/server']);
+    step('building the web UI (Vite)', ['run', 'build', '-w', '@temp-inbox/web']);
+  } else {
+    step('building every package (TypeScript, the client SDK, the web UI)', ['run', 'build']);
+  }
+  // Fingerprinted again: the install may rewrite package-lock.json.
+  writeFileSync(stampFile(scope), `${inputsHash(scope)}\n`);
+  if (!service) writeFileSync(stampFile('service'), `${inputsHash('service')}\n`);
+  say(`ready in ${seconds(Date.now() - started)}.`);
 }
 
 /** setup(), with a failure reported in one line and exit code 1 (never a stack trace). */
@@ -85,11 +120,12 @@ export function setupOrExit(options) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const scope = process.argv.includes('--service') ? 'service' : 'all';
   // `--check`: changes nothing, and says (exit code 0, or 1) whether a setup would skip both steps.
   if (process.argv.includes('--check')) {
-    const current = upToDate();
-    process.stderr.write(`temp-inbox: dependencies and build are ${current ? 'up to date' : 'not up to date (`npm run setup` installs and builds)'}.\n`);
+    const current = upToDate(scope);
+    say(`dependencies and build are ${current ? 'up to date' : 'not up to date (`npm run setup` installs and builds)'}.`);
     process.exit(current ? 0 : 1);
   }
-  setupOrExit({ force: process.argv.includes('--force') });
+  setupOrExit({ force: process.argv.includes('--force'), scope });
 }

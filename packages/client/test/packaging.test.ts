@@ -1,9 +1,13 @@
 // Packaging proof: `npm pack` each publishable package (@temp-inbox/api, server,
-// client), install the tarballs into an empty directory outside the workspace — from
+// client), install the tarballs into empty directories outside the workspace — from
 // npm's cache, without the network when the cache has everything — and use them there as
-// a user would: ESM import, CJS require, `tsc --noEmit` on consumer files (ESM and CJS),
-// `npx temp-inbox --help`, `npx temp-inbox-server --help`, and startTempInbox() with an
-// SDK round trip (a mail sent over SMTP, its code read back).
+// a user would. The client's tarball is installed alone (no other tarball, no package of
+// ours from a registry): ESM import, CJS require, `tsc --noEmit` on consumer files (ESM,
+// CJS, a playwright.config.ts). The server's with the api's: `npx temp-inbox --help`,
+// `npx temp-inbox-server --help`, and startTempInbox() with an SDK round trip (a mail sent
+// over SMTP, its code read back). Every package either install brings in accepts the
+// declared Node range. `npm pack --ignore-scripts`: the tarballs hold the build that
+// `npm test`'s setup made; nothing here rebuilds the dist/ that other tests read.
 //
 // better-sqlite3's install script (download a prebuilt binary, else compile for minutes)
 // is not run: the workspace's own build of the same version is copied in instead. When
@@ -14,10 +18,13 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = ['@temp-inbox/api', '@temp-inbox/server', '@temp-inbox/client'];
+const semver = createRequire(import.meta.url)('semver') as { subset(sub: string, sup: string): boolean };
+const DECLARED = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
 const version = (pkg: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
 function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<{ code: number | null; out: string }> {
@@ -44,6 +51,8 @@ interface Packed {
 describe('packaging: npm pack, install the tarballs elsewhere, use them', { timeout: 900_000 }, () => {
   let work: string;
   let consumer: string;
+  /** The client's tarball alone, with what a user adds beside it. */
+  let alone: string;
   let packed: Packed[] = [];
   /** Why the install could not be done (the suite is then skipped, loudly), or undefined. */
   let unavailable: string | undefined;
@@ -54,7 +63,9 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     mkdirSync(join(work, 'tarballs'));
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
-    const pack = await run('npm', ['pack', '--json', '--pack-destination', join(work, 'tarballs'), ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
+    alone = join(work, 'client-alone');
+    mkdirSync(alone);
+    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', join(work, 'tarballs'), ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
     assert.equal(pack.code, 0, pack.out);
     packed = JSON.parse(pack.out.slice(pack.out.indexOf('[\n'))) as Packed[];
 
@@ -63,12 +74,17 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     // What a user would add beside them: TypeScript, Node's types, Playwright Test (the
     // optional peer), pinned to the workspace's versions so that npm's cache has them.
     const extra = ['typescript', '@types/node', '@playwright/test', 'better-sqlite3'].map((p) => `${p}@${version(p)}`);
-    const install = (mode: string) => run('npm', ['install', mode, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs, ...extra], consumer);
-    let installed = await install('--offline');
-    if (installed.code !== 0) {
-      process.stderr.write(`packaging.test: npm install --offline failed (npm's cache lacks some package metadata); trying --prefer-offline, which fetches only what is missing:\n${installed.out}\n`);
-      installed = await install('--prefer-offline');
-    }
+    const install = async (dir: string, packages: string[]) => {
+      const attempt = (mode: string) => run('npm', ['install', mode, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...packages], dir);
+      const first = await attempt('--offline');
+      if (first.code === 0) return first;
+      process.stderr.write(`packaging.test: npm install --offline failed (npm's cache lacks some package metadata); trying --prefer-offline, which fetches only what is missing:\n${first.out}\n`);
+      return attempt('--prefer-offline');
+    };
+    writeFileSync(join(alone, 'package.json'), JSON.stringify({ name: 'client-alone', version: '1.0.0', private: true }, null, 2));
+    const clientTarball = tarballs.find((t) => t.includes('temp-inbox-client-'))!;
+    let installed = await install(alone, [clientTarball, ...['typescript', '@types/node', '@playwright/test'].map((p) => `${p}@${version(p)}`)]);
+    if (installed.code === 0) installed = await install(consumer, [...tarballs, ...extra]);
     if (installed.code !== 0) {
       unavailable = `the dependencies could not be installed from npm's cache or registry: ${installed.out.trim().split('\n').slice(-3).join(' / ')}`;
       if (process.env['REQUIRE_SERVICES'] === '1') throw new Error(`packaging.test: ${unavailable}`);
@@ -108,10 +124,10 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     for (const f of ['dist/main.js', 'dist/start-temp-inbox.js', 'dist/mail/parse-worker.js']) assert.ok(server.includes(f), `the server tarball lacks ${f}`);
   });
 
-  it('ESM import and CJS require of the client (and its playwright entry); the client loads nothing but itself', async (t) => {
+  it('ESM import and CJS require of the client (and its playwright entry); the client, installed alone, loads nothing but itself', async (t) => {
     if (unavailable) return t.skip(unavailable);
     writeFileSync(
-      join(consumer, 'esm.mjs'),
+      join(alone, 'esm.mjs'),
       `import * as sdk from '@temp-inbox/client';
 import * as pw from '@temp-inbox/client/playwright';
 import { createRequire } from 'node:module';
@@ -124,7 +140,7 @@ console.log('esm ok');
 `,
     );
     writeFileSync(
-      join(consumer, 'cjs.cjs'),
+      join(alone, 'cjs.cjs'),
       `const sdk = require('@temp-inbox/client');
 const pw = require('@temp-inbox/client/playwright');
 const resolved = require.resolve('@temp-inbox/client');
@@ -137,16 +153,16 @@ if (foreign.length) throw new Error('loaded: ' + foreign.join(', '));
 console.log('cjs ok');
 `,
     );
-    const esm = await run(process.execPath, ['esm.mjs'], consumer);
+    const esm = await run(process.execPath, ['esm.mjs'], alone);
     assert.equal(esm.code, 0, esm.out);
     assert.match(esm.out, /esm ok/);
-    const cjs = await run(process.execPath, ['cjs.cjs'], consumer);
+    const cjs = await run(process.execPath, ['cjs.cjs'], alone);
     assert.equal(cjs.code, 0, cjs.out);
     assert.match(cjs.out, /cjs ok/);
     assert.doesNotMatch(cjs.out, /ExperimentalWarning/, 'a real CommonJS build, not require(esm)');
     // Neither build loads @temp-inbox/api at run time.
     for (const dir of ['dist', 'dist/cjs']) {
-      const path = join(consumer, 'node_modules/@temp-inbox/client', dir);
+      const path = join(alone, 'node_modules/@temp-inbox/client', dir);
       for (const file of readdirSync(path).filter((f) => f.endsWith('.js'))) {
         const loads = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s*)['"]@temp-inbox\/api['"]/m.test(readFileSync(join(path, file), 'utf8'));
         assert.ok(!loads, `${dir}/${file} loads @temp-inbox/api`);
@@ -204,6 +220,33 @@ export async function main(): Promise<string> {
     const broken = await run(process.execPath, [tsc, '-p', 'tsconfig.broken.json'], consumer);
     assert.notEqual(broken.code, 0);
     assert.match(broken.out, /broken\.mts\(2,7\): error TS2322: Type 'string[^']*' is not assignable to type 'number'/);
+
+    // The client alone: its declarations need no other package (no @temp-inbox/api, no
+    // TypeBox), and its Playwright options type-check in a plain defineConfig.
+    writeFileSync(join(alone, 'consumer.mts'), consumerTs.replace(/^import \{ startTempInbox.*\n/m, '').replace(/^const service: TempInbox = .*\n/m, "const service = { url: 'http://localhost:8080', stop: async () => {} };\n"));
+    writeFileSync(join(alone, 'consumer.cts'), readFileSync(join(consumer, 'consumer.cts'), 'utf8'));
+    writeFileSync(
+      join(alone, 'playwright.config.ts'),
+      `import { defineConfig } from '@playwright/test';
+import type {} from '@temp-inbox/client/playwright';
+export default defineConfig({ use: { tempInboxUrl: 'http://localhost:8080', tempInboxOptions: { name: 'e2e' } } });
+`,
+    );
+    writeFileSync(join(alone, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['consumer.mts', 'consumer.cts', 'playwright.config.ts'] }, null, 2));
+    const aloneChecked = await run(process.execPath, [join(alone, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], alone);
+    assert.equal(aloneChecked.code, 0, aloneChecked.out);
+    assert.ok(!existsSync(join(alone, 'node_modules/@temp-inbox/api')) && !existsSync(join(alone, 'node_modules/@sinclair')), 'the client brought in another package of ours or TypeBox');
+  });
+
+  it('every package the installs brought in accepts the declared Node range', (t) => {
+    if (unavailable) return t.skip(unavailable);
+    for (const dir of [alone, consumer]) {
+      const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+      const bad = Object.entries(lock.packages)
+        .filter(([path, e]) => path && !Array.isArray(e.engines) && e.engines?.node && !semver.subset(DECLARED, e.engines.node))
+        .map(([path, e]) => `${path}@${e.version}: ${JSON.stringify(e.engines)}`);
+      assert.deepEqual(bad, [], `${dir}: outside ${DECLARED}`);
+    }
   });
 
   it('npx temp-inbox --help and npx temp-inbox-server --help', async (t) => {
