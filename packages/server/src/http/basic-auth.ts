@@ -4,8 +4,9 @@
 // polls would pay a slow hash on every request (0.1 s of a thread each, two at once per
 // node), so a login that succeeded is remembered for LOGIN_MEMORY_MS as an HMAC of the
 // name and password under a key of this process: a request with the same pair is compared
-// against it in constant time instead. A wrong pair is never remembered; it always goes
-// through login and counts towards the lock-out.
+// against it in constant time instead, while the sandbox (read again each time) still has
+// the password it had then. A wrong pair is never remembered; it always goes through login
+// and counts towards the lock-out.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { FastifyRequest, onRequestAsyncHookHandler, RouteShorthandOptions } from 'fastify';
@@ -14,7 +15,7 @@ import { AppError } from '../domain/errors.js';
 import type { Sandbox, SandboxService } from '../sandboxes/types.js';
 import { clientKey } from './rate-limit.js';
 
-/** How long a successful login is taken again without the slow hash: a changed password still opens for at most this long. */
+/** How long a successful login is taken again without the slow hash (a changed password ends it at once: passwordStamp). */
 export const LOGIN_MEMORY_MS = 30_000;
 /** Logins remembered at most (each a few hundred bytes). */
 const LOGINS_REMEMBERED = 10_000;
@@ -46,7 +47,7 @@ export function basicCredentials(header: string | undefined): { name: string; pa
 
 export function createBasicAuth(sandboxes: SandboxService): BasicAuth {
   const key = randomBytes(32);
-  const remembered = new LRUCache<string, { mac: Buffer; sandboxId: number }>({ max: LOGINS_REMEMBERED, ttl: LOGIN_MEMORY_MS, ttlResolution: 1000 });
+  const remembered = new LRUCache<string, { mac: Buffer; sandboxId: number; passwordStamp: string }>({ max: LOGINS_REMEMBERED, ttl: LOGIN_MEMORY_MS, ttlResolution: 1000 });
   const macOf = (name: string, password: string) => createHmac('sha256', key).update(name).update('\0').update(password).digest();
   const ask = "Send the sandbox's name and password with HTTP Basic authentication.";
 
@@ -59,12 +60,12 @@ export function createBasicAuth(sandboxes: SandboxService): BasicAuth {
       const known = remembered.get(name);
       if (known && timingSafeEqual(known.mac, mac)) {
         const sandbox = await sandboxes.get(known.sandboxId);
-        if (sandbox && sandbox.name === name) return sandbox;
+        if (sandbox && sandbox.name === name && sandbox.passwordStamp === known.passwordStamp) return sandbox;
         remembered.delete(name);
       }
       const login = await sandboxes.login(name, given.password, clientKey(request.ip));
       if (login.ok) {
-        remembered.set(name, { mac, sandboxId: login.sandbox.id });
+        remembered.set(name, { mac, sandboxId: login.sandbox.id, passwordStamp: login.sandbox.passwordStamp });
         return login.sandbox;
       }
       if (login.reason === 'locked') throw new AppError('rate_limited', 'Too many wrong passwords; wait before trying again.', login.retryAfterSec ?? 60);

@@ -3,6 +3,7 @@
 // reaches (it is in no domain pool). Every route of an address then works on a sandbox's
 // mail unchanged. Passwords are slow hashes (domain/passwords.ts), checked in constant
 // time whether the name exists, behind a lock-out per client and per login.
+import { createHash } from 'node:crypto';
 import { clientKey } from '../limits/window-limiter.js';
 import type { FailureLock } from '../limits/failure-lock.js';
 import { badRequest } from '../domain/errors.js';
@@ -63,6 +64,7 @@ const toSandbox = (r: SandboxRecord): Sandbox => ({
   retentionMs: r.retentionMs,
   chaos: readChaos(r.chaos),
   createdAt: r.createdAt,
+  passwordStamp: createHash('sha256').update(r.passwordHash).digest('base64url').slice(0, 22),
 });
 
 /** Largest limits an operator may give a sandbox (well within a 64-bit column and a double). */

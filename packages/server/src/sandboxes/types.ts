@@ -43,6 +43,8 @@ export interface Sandbox {
   retentionMs: number;
   chaos: ChaosConfig;
   createdAt: number;
+  /** Changes whenever its password does (a digest of the stored hash, never the hash): lets a remembered login be refused at once after a rotation. */
+  passwordStamp: string;
 }
 
 /** The envelope of a message a sandbox captured (sender and every recipient, Bcc-only ones too). */

@@ -1,0 +1,26 @@
+// A team moving from Mailpit (docs/api.md "Sandboxes", "Moving from Mailpit or MailHog"):
+// what such a team does first, checked end to end with its own clients.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { MailpitClient } from 'mailpit-api';
+import { request, serversStoppedAfter } from './helpers/harness.js';
+
+const start = serversStoppedAfter();
+const ADMIN_TOKEN = 'Sandbox-NewUser-Admin-Token-7h2k9d4s1q';
+
+describe('rotating a sandbox password', () => {
+  it("refuses the old password on /mailpit at once, even right after a request with it succeeded", async () => {
+    const server = await start({ ADMIN_TOKEN, SANDBOXES: 'ci:old-secret' });
+    const admin = (path: string, opts: Parameters<typeof request>[2] = {}) => request(server.httpUrl, path, { ...opts, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...opts.headers } });
+    const old = new MailpitClient(`${server.httpUrl}/mailpit`, { auth: { username: 'ci', password: 'old-secret' } });
+    assert.equal((await old.getInfo()).Messages, 0, 'the old password opens before the rotation (and is remembered)');
+    const id = ((await admin('/api/admin/sandboxes')).json as { results: { id: number }[] }).results[0]!.id;
+    assert.equal((await admin(`/api/admin/sandboxes/${id}/password`, { method: 'PUT', body: { password: 'new-secret' } })).status, 200);
+    const basic = (pass: string) => ({ authorization: `Basic ${Buffer.from(`ci:${pass}`).toString('base64')}` });
+    const refused = await request(server.httpUrl, '/mailpit/api/v1/info', { headers: basic('old-secret') });
+    assert.equal(refused.status, 401, 'the admin docs say new logins need the new password at once');
+    assert.equal((await request(server.httpUrl, '/mailhog/api/v2/messages', { headers: basic('old-secret') })).status, 401);
+    const fresh = new MailpitClient(`${server.httpUrl}/mailpit`, { auth: { username: 'ci', password: 'new-secret' } });
+    assert.equal((await fresh.getInfo()).Messages, 0);
+  });
+});
