@@ -2,7 +2,7 @@
 // whatever one node stores or decides, every other node sees at once.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CookieJar, createAddress, message, request, sendMail, SmtpClient, type TestServer } from './helpers/harness.js';
+import { CookieJar, createAddress, message, METRICS_TOKEN, request, sendMail, SmtpClient, untilPushOpen, type TestServer } from './helpers/harness.js';
 import { twoNodes } from './helpers/nodes.js';
 import { skipUnless } from './helpers/services.js';
 import { openEventStream } from './helpers/event-stream.js';
@@ -11,7 +11,7 @@ import { openEventStream } from './helpers/event-stream.js';
 const skip = await skipUnless('postgres', 'redis');
 
 describe('two nodes on PostgreSQL + Redis', () => {
-  const nodes = twoNodes('mn', skip);
+  const nodes = twoNodes('mn', skip, { METRICS_TOKEN });
   let a: TestServer;
   let b: TestServer;
   before(() => {
@@ -80,7 +80,8 @@ describe('two nodes on PostgreSQL + Redis', () => {
     try {
       await stream.next('ready');
       const waiting = request(a.httpUrl, '/api/mails/wait?timeout=10', { jwt });
-      await new Promise((r) => setTimeout(r, 200));
+      // The wait is held on node a (its push_open gauge) before the mail arrives on node b.
+      await untilPushOpen(a, { events: 1, wait: 1 });
       await sendMail(b.smtpPort, { to: [address], message: message({ Subject: 'across nodes' }, 'code 771122') });
       const event = JSON.parse((await stream.next('mail')).data);
       assert.equal(JSON.parse(event.metadata).subject, 'across nodes');
@@ -105,9 +106,14 @@ describe('two nodes on PostgreSQL + Redis', () => {
     try {
       await stream.next('ready');
       await sendMail(b.smtpPort, { to: [address], message: message({ Subject: 'same node' }, 'hello') });
-      await stream.next('mail');
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(stream.events.filter((e) => e.event === 'mail').length, 1);
+      const first = JSON.parse((await stream.next('mail')).data).uuid as string;
+      // A second mail, received by node a after the first's event, reaches b through Redis,
+      // after any echo of the first would (one channel, delivered in the order published):
+      // once it is here, the first was not heard again.
+      await sendMail(a.smtpPort, { to: [address], message: message({ Subject: 'from the other node' }, 'hello') });
+      const second = JSON.parse((await stream.next('mail')).data).uuid as string;
+      assert.notEqual(second, first, 'the next mail event is the second mail, not the first again');
+      assert.equal(stream.events.filter((e) => e.event === 'mail').length, 2);
     } finally {
       stream.close();
     }
