@@ -115,6 +115,10 @@ const FILE_ERRORS: Record<string, string> = {
   EROFS: 'the file system is read-only',
   ENOTDIR: 'a part of the path is a file, not a directory',
   ENOSPC: 'the disk is full',
+  EISDIR: 'a file it needs is a directory',
+  SQLITE_CANTOPEN: 'the database file cannot be opened',
+  SQLITE_READONLY: 'the database file is read-only',
+  SQLITE_FULL: 'the disk is full',
 };
 
 /** DATA_DIR cannot be created or written (SQLite's database and the secrets live there). */
