@@ -8,8 +8,46 @@ import { startModuleWorker } from './module-worker.js';
 
 /** A worker that has not answered by then is ended, and the client asked to retry. */
 const WORKER_TIMEOUT_MS = 30_000;
+/**
+ * Workers at once in this process, and jobs waiting for one: each holds a thread and a
+ * message of up to MAX_MESSAGE_BYTES, so that many requests at once must not start one
+ * each (one per open HTTP connection would be thousands). Past both: 503 with Retry-After.
+ */
+export const MAX_ONE_SHOTS = 4;
+export const MAX_ONE_SHOTS_WAITING = 32;
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** Workers of this module running now (for tests of the cap). */
+export const oneShotsRunning = (): number => running;
+
+async function slot(): Promise<void> {
+  if (running < MAX_ONE_SHOTS) {
+    running++;
+    return;
+  }
+  if (waiting.length >= MAX_ONE_SHOTS_WAITING) throw new AppError('unavailable', 'Too many large messages are being read at once; retry in a moment.', 1);
+  // The slot is handed over by release(): `running` stays counted.
+  await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function release(): void {
+  const next = waiting.shift();
+  if (next) next();
+  else running--;
+}
 
 export async function runOneShot(url: URL, data: unknown, input: Buffer): Promise<Buffer> {
+  await slot();
+  try {
+    return await runWorker(url, data, input);
+  } finally {
+    release();
+  }
+}
+
+async function runWorker(url: URL, data: unknown, input: Buffer): Promise<Buffer> {
   const worker = startModuleWorker(url, { workerData: data });
   try {
     return await new Promise<Buffer>((resolve, reject) => {
