@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MailpitClient } from 'mailpit-api';
-import { request, serversStoppedAfter } from './helpers/harness.js';
+import { request, serversStoppedAfter, startTestServer, tmp } from './helpers/harness.js';
 
 const start = serversStoppedAfter();
 const ADMIN_TOKEN = 'Sandbox-NewUser-Admin-Token-7h2k9d4s1q';
@@ -22,5 +22,25 @@ describe('rotating a sandbox password', () => {
     assert.equal((await request(server.httpUrl, '/mailhog/api/v2/messages', { headers: basic('old-secret') })).status, 401);
     const fresh = new MailpitClient(`${server.httpUrl}/mailpit`, { auth: { username: 'ci', password: 'new-secret' } });
     assert.equal((await fresh.getInfo()).Messages, 0);
+  });
+});
+
+describe('a sandbox left out of SANDBOXES at a restart', () => {
+  it('is kept with its password and mail (as docs/api.md says) until the admin API deletes it', async () => {
+    const dir = tmp('temp-inbox-sandbox-left-out-');
+    const basic = (pair: string) => ({ authorization: `Basic ${Buffer.from(pair).toString('base64')}` });
+    let server = await startTestServer({ SANDBOXES: 'ci:ci-pass old:old-pass' }, dir);
+    await server.close();
+    server = await startTestServer({ ADMIN_TOKEN, SANDBOXES: 'ci:ci-pass' }, dir);
+    try {
+      assert.equal((await request(server.httpUrl, '/mailpit/api/v1/info', { headers: basic('old:old-pass') })).status, 200);
+      const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+      const list = (await request(server.httpUrl, '/api/admin/sandboxes', { headers: admin })).json as { results: { id: number; name: string }[] };
+      const old = list.results.find((b) => b.name === 'old')!;
+      assert.equal((await request(server.httpUrl, `/api/admin/sandboxes/${old.id}`, { method: 'DELETE', headers: admin })).status, 200);
+      assert.equal((await request(server.httpUrl, '/mailpit/api/v1/info', { headers: basic('old:old-pass') })).status, 401);
+    } finally {
+      await server.close();
+    }
   });
 });
