@@ -1,6 +1,8 @@
 // The SDK and CLI examples of packages/client/README.md and of the main README's
 // SDK/CLI section, run exactly as written against a real service: each ```ts block as
-// a script (tsx) after a type check, each ```sh block with bash. A comment line right
+// a script (tsx) after a type check, each ```js block as a plain `.mjs` file with node (no
+// TypeScript loader: what runs there runs in a user's JavaScript file), each ```sh block
+// with bash. A comment line right
 // before a block may say how: `<!-- example: test -->` (a node:test file),
 // `<!-- example: output /regex/flags -->` (its output must match), or
 // `<!-- example: skip — reason -->` (not run, e.g. it needs Vitest). The directory they
@@ -23,7 +25,7 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 interface Example {
   file: string;
   line: number;
-  lang: 'ts' | 'sh';
+  lang: 'ts' | 'js' | 'sh';
   code: string;
   mode: 'run' | 'test' | 'skip';
   output?: RegExp;
@@ -44,13 +46,13 @@ function examples(file: string, markers?: [string, string]): Example[] {
   const lines = text.split('\n');
   const found: Example[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(ts|sh)\s*$/.exec(lines[i]!);
+    const fence = /^```(ts|js|sh)\s*$/.exec(lines[i]!);
     if (!fence) continue;
     const endLine = lines.indexOf('```', i + 1);
     assert.ok(endLine !== -1, `${file}:${offset + i + 1}: unclosed block`);
     const code = lines.slice(i + 1, endLine).join('\n') + '\n';
     const comment = /^<!-- example: (.*) -->$/.exec(lines[i - 1] ?? '')?.[1] ?? '';
-    const example: Example = { file, line: offset + i + 1, lang: fence[1] as 'ts' | 'sh', code, mode: 'run' };
+    const example: Example = { file, line: offset + i + 1, lang: fence[1] as Example['lang'], code, mode: 'run' };
     if (comment.startsWith('skip')) Object.assign(example, { mode: 'skip', reason: comment.replace(/^skip\s*—?\s*/, '') });
     else if (comment === 'test') example.mode = 'test';
     else if (comment.startsWith('output ')) {
@@ -120,6 +122,8 @@ export async function signUp(address: string): Promise<void> {
 }
 `;
     writeFileSync(join(dir, 'app.ts'), send);
+    // The same for the JavaScript examples, which run without a TypeScript loader.
+    writeFileSync(join(dir, 'app.mjs'), send.replace('(address: string): Promise<void>', '(address)'));
     writeFileSync(join(dir, 'trigger-signup'), `#!/usr/bin/env bash\nexec node --import ${JSON.stringify(TSX)} -e 'import("./app.ts").then((m) => m.signUp(process.argv[1]))' "$1"\n`);
     chmodSync(join(dir, 'trigger-signup'), 0o755);
     env = { TEMP_INBOX_URL: server.url, TEMP_INBOX_SMTP_PORT: String(server.smtpPort), npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_fund: 'false' };
@@ -157,12 +161,14 @@ export async function signUp(address: string): Promise<void> {
   for (const e of [...CLIENT_README, ...MAIN_README]) {
     const name = `${e.file}:${e.line} (${e.lang}${e.mode === 'run' ? '' : `, ${e.mode}`})`;
     it(name, { skip: e.mode === 'skip' && e.reason }, async () => {
-      const file = `example-${e.line}.${e.lang}`;
+      const file = `example-${e.line}.${e.lang === 'js' ? 'mjs' : e.lang}`;
       writeFileSync(join(dir, file), e.code);
       const result =
         e.lang === 'sh'
           ? await run('bash', ['-euo', 'pipefail', file], dir, env)
-          : await run(process.execPath, ['--import', TSX, ...(e.mode === 'test' ? ['--test', '--test-reporter=tap'] : []), file], dir, env);
+          : e.lang === 'js'
+            ? await run(process.execPath, [file], dir, env)
+            : await run(process.execPath, ['--import', TSX, ...(e.mode === 'test' ? ['--test', '--test-reporter=tap'] : []), file], dir, env);
       assert.equal(result.code, 0, `${name} failed:\n${e.code}\n${result.out}`);
       if (e.output) assert.match(result.out, e.output, `${name} printed:\n${result.out}`);
       // node:test exits 0 when the file holds no test at all: there must be one, and it passed.
