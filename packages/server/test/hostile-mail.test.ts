@@ -135,6 +135,22 @@ describe('hostile mail', { timeout: 120_000 }, () => {
     );
   });
 
+  it('HTML nested 50,000 deep, then 50,000 stray closers: text, code and link read in the parse thread within its budget', async () => {
+    // A reader that keeps a stack of open elements and searches it is quadratic here
+    // (htmlparser2's Parser: 4.4 s for this nesting); the extractor reads it in milliseconds.
+    const { address, jwt } = await createAddress(server);
+    const html = `${'<div>'.repeat(50_000)}<p>Your code is 482913</p><a href="https://app.example/verify?t=1">Verify</a>${'</span>'.repeat(50_000)}`;
+    const raw = ['Subject: nested', 'Content-Type: text/html; charset=utf-8', '', html, ''].join('\r\n');
+    const t = performance.now();
+    const r = await deliverWatched(address, raw);
+    assert.equal(r.reply.code, 250);
+    assert.ok(performance.now() - t < 5000, 'answered within PARSE_TIMEOUT');
+    assert.ok(r.loopMaxMs < 500, `event loop held ${r.loopMaxMs.toFixed(0)} ms at most`);
+    const { metadata } = await newest(jwt);
+    assert.deepEqual(metadata.codes, ['482913']);
+    assert.deepEqual(metadata.links, ['https://app.example/verify?t=1']);
+  });
+
   it('a message that outlasts PARSE_TIMEOUT (300,000 parts) is stored with what its header block says', async () => {
     const quick = await startTestServer({ PARSE_TIMEOUT: '500ms' });
     try {

@@ -2,44 +2,14 @@
 // codes and the links, plus a plain-text rendering of HTML for previews.
 
 import { decodeHTML } from 'entities';
-
-// Every step below is linear in the input. The obvious one-line regexes
-// (/<(script|style|head)\b[\s\S]*?<\/\1\s*>/ and /<[^>]*>/) are quadratic when
-// the closing part is missing: 100 KB of "<" took seconds and a 10 MB mail would
-// block the process for hours.
-const BLOCK_OPEN_RE = /<(script|style|head)\b/gi;
-
-/** Replaces each <script>, <style> and <head> element (opener to the first matching closer) with a space. */
-function stripBlocks(html: string): string {
-  let out = '';
-  let pos = 0;
-  const noCloserFrom = new Map<string, number>(); // tag -> offset from which no closer exists
-  const open = new RegExp(BLOCK_OPEN_RE);
-  for (let m = open.exec(html); m; m = open.exec(html)) {
-    const tag = m[1]!.toLowerCase();
-    const from = m.index + m[0].length;
-    if ((noCloserFrom.get(tag) ?? Infinity) <= from) continue;
-    const close = new RegExp(`<\\/${tag}\\s*>`, 'gi');
-    close.lastIndex = from;
-    const c = close.exec(html);
-    if (!c) {
-      noCloserFrom.set(tag, from);
-      continue;
-    }
-    out += html.slice(pos, m.index) + ' ';
-    pos = open.lastIndex = c.index + c[0].length;
-  }
-  return out + html.slice(pos);
-}
-
-/** /<[^>]*>/g -> ' ', applied only up to the last ">" (no tag can match after it). */
-function stripTags(html: string): string {
-  const last = html.lastIndexOf('>');
-  return last < 0 ? html : html.slice(0, last + 1).replace(/<[^>]*>/g, ' ') + html.slice(last + 1);
-}
+import { readHtml } from './html-reader.js';
 
 /** HTML's white space (not U+00A0, which \s would take too). */
 const HTML_SPACE_RE = /[ \t\n\r\f]+/g;
+/** Elements whose end is the end of a line. */
+const LINE_ENDS = new Set(['p', 'div', 'tr', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'ul', 'ol', 'blockquote']);
+/** Elements whose content is not shown: hidden up to their closer (kept when there is none). */
+const HIDDEN = ['script', 'style', 'head'];
 
 /**
  * The text of HTML as a browser lays it out: a line break in the source is a space,
@@ -48,11 +18,32 @@ const HTML_SPACE_RE = /[ \t\n\r\f]+/g;
  * after, so they stay.)
  */
 export function htmlToText(html: string): string {
-  return decodeHTML(stripTags(stripBlocks(html).replace(HTML_SPACE_RE, ' ').replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6]|table|ul|ol|blockquote)\s*>/gi, '\n')));
+  const lower = html.toLowerCase();
+  const lastCloser = new Map(HIDDEN.map((tag) => [tag, lower.lastIndexOf(`</${tag}`)]));
+  let out = '';
+  let hidden: string | undefined;
+  readHtml(html, {
+    text(t) {
+      if (hidden === undefined) out += t.replace(HTML_SPACE_RE, ' ');
+    },
+    open(name, end) {
+      if (hidden !== undefined) return;
+      const closer = lastCloser.get(name);
+      if (closer !== undefined && closer > end) hidden = name;
+      out += name === 'br' ? '\n' : ' ';
+    },
+    close(name) {
+      if (hidden !== undefined) {
+        if (name === hidden) hidden = undefined;
+        return;
+      }
+      out += name === 'br' ? '\n' : LINE_ENDS.has(name) ? '\n' : ' ';
+    },
+  });
+  return decodeHTML(out);
 }
 
 const URL_RE = /\bhttps?:\/\/[^\s<>"'`]+/gi;
-const HREF_RE = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi;
 const MAX_LINKS = 50;
 /** A longer link is skipped, so that the 50 kept are ones the metadata can carry. */
 const MAX_LINK_CHARS = 2048;
@@ -81,10 +72,11 @@ export function extractLinks(text: string, html: string | undefined): string[] {
     if (clean && clean.length <= MAX_LINK_CHARS) out.add(clean);
   };
   if (html) {
-    for (const m of html.slice(0, SCAN_CHARS).matchAll(HREF_RE)) {
-      if (out.size >= MAX_LINKS) break;
-      add(m[1] ?? m[2] ?? m[3]);
-    }
+    readHtml(html.slice(0, SCAN_CHARS), {
+      attribute(name, value) {
+        if (name === 'href' && out.size < MAX_LINKS) add(value);
+      },
+    });
   }
   for (const m of text.slice(0, SCAN_CHARS).matchAll(URL_RE)) {
     if (out.size >= MAX_LINKS) break;
