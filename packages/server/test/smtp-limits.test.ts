@@ -323,3 +323,20 @@ describe('smtp limits: shared by every node through Redis', () => {
     await sb.quit();
   });
 });
+
+describe('smtp limits: an idle connection', () => {
+  // smtp-server's socket timeout (60 s, no variable): a client that sends nothing gets 421
+  // and is closed. SMTP_COMMAND_TIMEOUT, which would also end it at 60 s, is set past it here.
+  it('a client silent for 60 s after the greeting is told 421 and closed, not before', { timeout: 120_000 }, async () => {
+    const server = await start({ SMTP_COMMAND_TIMEOUT: '5m' });
+    const { socket, first, closed } = await rawConnect(server.smtpPort);
+    const greeted = performance.now();
+    assert.match(first, /^220 /);
+    let rest = '';
+    socket.on('data', (d: string) => (rest += d));
+    await closed;
+    const silent = performance.now() - greeted;
+    assert.match(rest, /^421 .*\r\n$/, JSON.stringify(rest));
+    assert.ok(silent >= 59_900 && silent < 75_000, `closed after ${Math.round(silent)} ms of silence`);
+  });
+});
