@@ -69,7 +69,8 @@ after the command starts counts; --any takes mail already in the inbox too.
                    With TEXT (or --contains TEXT), only a link containing TEXT.
   --contains TEXT  The same as --link TEXT.
   --from TEXT      Only mail whose From: name or address contains TEXT (any case).
-  --to TEXT        Only mail with a To: recipient whose name or address contains TEXT.
+  --to TEXT        Only mail with a To: recipient whose name or address contains TEXT
+                   (a sandbox's mail: any recipient of its envelope, Bcc ones too).
   --subject TEXT   Only mail whose subject contains TEXT (any case).
   --timeout TIME   Give up after TIME: 30s (the default), 500ms, 2m, 1.5h, 1d; a
                    bare number is seconds. Then exit 3.

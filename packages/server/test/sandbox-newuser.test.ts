@@ -2,7 +2,9 @@
 // what such a team does first, checked end to end with its own clients.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import nodemailer from 'nodemailer';
 import { MailpitClient } from 'mailpit-api';
+import { TempInboxClient } from '../../client/src/index.js';
 import { request, serversStoppedAfter, startTestServer, tmp } from './helpers/harness.js';
 
 const start = serversStoppedAfter();
@@ -42,5 +44,20 @@ describe('a sandbox left out of SANDBOXES at a restart', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('client.openSandbox after the mail was sent', () => {
+  it('waits for later mail by default (as packages/client/README.md says); since: 0 finds the earlier one', async () => {
+    const server = await start({ SANDBOXES: 'ci:ci-pass' });
+    await nodemailer
+      .createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, auth: { user: 'ci', pass: 'ci-pass' } })
+      .sendMail({ from: 'app@staging.example', to: 'alice@customer.com', subject: 'earlier run', text: 'code 482913' });
+    const client = new TempInboxClient({ baseUrl: server.httpUrl });
+    const later = await client.openSandbox({ name: 'ci', password: 'ci-pass' });
+    await assert.rejects(later.waitForMail({ to: 'alice@customer.com', timeout: 1_000 }), { name: 'WaitTimeoutError' });
+    const all = await client.openSandbox({ name: 'ci', password: 'ci-pass', since: 0 });
+    assert.equal(await all.waitForCode({ to: 'alice@customer.com', timeout: 10_000 }), '482913');
+    assert.equal((await later.waitForMail({ to: 'alice@customer.com', since: 0, timeout: 10_000 })).subject, 'earlier run');
   });
 });
