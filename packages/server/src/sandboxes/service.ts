@@ -4,6 +4,7 @@
 // mail unchanged. Passwords are slow hashes (domain/passwords.ts), checked in constant
 // time whether the name exists, behind a lock-out per client and per login.
 import { createHash } from 'node:crypto';
+import { networksOf } from '../limits/attempt-limiter.js';
 import { clientKey } from '../limits/window-limiter.js';
 import type { FailureLock } from '../limits/failure-lock.js';
 import { badRequest } from '../domain/errors.js';
@@ -177,7 +178,13 @@ export function createSandboxService(opts: SandboxServiceOptions): SandboxesServ
       const record = n ? await store.findSandbox(n) : undefined;
       // The same work for an unknown name, a too long password and a wrong one (a decoy hash).
       const tooLong = pass.length > MAX_PASSWORD_CHARS;
-      const ok = await verifyPassword(tooLong ? '' : pass, tooLong ? undefined : record?.passwordHash);
+      // The hash waits its network's turn in the queue (at most a few from one network), so guesses
+      // from one network's many clients cannot fill the queue for every other login.
+      const ok = await verifyPassword(tooLong ? '' : pass, tooLong ? undefined : record?.passwordHash, networksOf(client).network).catch(async (err: unknown) => {
+        // Refused before any hash ran (the queue is full): not a guess.
+        await Promise.all([locks.client.succeeded(ck), locks.login.succeeded(lk)]);
+        throw err;
+      });
       if (!ok || !record) return { ok: false, reason: 'wrong' } satisfies SandboxLogin;
       await Promise.all([locks.client.succeeded(ck), locks.login.succeeded(lk)]);
       return { ok: true, sandbox: toSandbox(record) };
