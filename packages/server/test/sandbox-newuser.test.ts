@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import nodemailer from 'nodemailer';
 import { MailpitClient } from 'mailpit-api';
 import { TempInboxClient } from '../../client/src/index.js';
-import { request, serversStoppedAfter, startTestServer, tmp } from './helpers/harness.js';
+import { request, serversStoppedAfter, SmtpClient, startTestServer, tmp } from './helpers/harness.js';
 
 const start = serversStoppedAfter();
 const ADMIN_TOKEN = 'Sandbox-NewUser-Admin-Token-7h2k9d4s1q';
@@ -59,5 +59,22 @@ describe('client.openSandbox after the mail was sent', () => {
     const all = await client.openSandbox({ name: 'ci', password: 'ci-pass', since: 0 });
     assert.equal(await all.waitForCode({ to: 'alice@customer.com', timeout: 10_000 }), '482913');
     assert.equal((await later.waitForMail({ to: 'alice@customer.com', since: 0, timeout: 10_000 })).subject, 'earlier run');
+  });
+});
+
+describe('an app that forgot to log in', () => {
+  it("is told at RCPT TO that a sandbox needs SMTP AUTH (only where there are sandboxes)", async () => {
+    for (const [env, hint] of [[{ SANDBOXES: 'ci:ci-pass' }, true], [{}, false]] as const) {
+      const server = await start(env);
+      const smtp = await SmtpClient.connect(server.smtpPort);
+      try {
+        await smtp.script([['EHLO app.test', 250], ['MAIL FROM:<app@staging.example>', 250]]);
+        const rcpt = await smtp.command('RCPT TO:<alice@customer.com>');
+        assert.equal(rcpt.code, 550);
+        assert.equal(/log in \(SMTP AUTH\) as a sandbox/.test(rcpt.text), hint, rcpt.text);
+      } finally {
+        await smtp.quit();
+      }
+    }
   });
 });

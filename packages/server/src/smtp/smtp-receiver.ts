@@ -266,7 +266,9 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         metrics?.smtpRecipientRefused();
         s.badRecipients++;
         if (s.badRecipients > opts.maxBadRecipients) return callback(reply(421, '4.7.0', 'Too many unknown recipients; closing'));
-        const answer = () => callback(reply(550, '5.1.1', `No such mailbox <${address.address}> here`));
+        // With sandboxes, a session that forgot to log in (an app moved from Mailpit) is told why.
+        const hint = opts.auth?.login.offered() ? '; log in (SMTP AUTH) as a sandbox to capture mail to any address' : '';
+        const answer = () => callback(reply(550, '5.1.1', `No such mailbox <${address.address}> here${hint}`));
         if (s.badRecipients <= BAD_RECIPIENTS_FREE || opts.badRecipientDelayMs === 0) return answer();
         const t = setTimeout(() => {
           s.delays.delete(t);
