@@ -112,3 +112,24 @@ describe('admin blocks at SMTP', () => {
     assert.deepEqual([count('sender'), count('domain'), count('ip')], [3, 3, 5]);
   });
 });
+
+describe('admin blocks: the cap', () => {
+  it('holds at most 10,000 blocks: the 10,001st is 409 with a sentence, and one removed makes room', { timeout: 120_000 }, async () => {
+    const server = await startTestServer({ ADMIN_TOKEN });
+    try {
+      // 9,999 straight into the store (10,000 HTTP requests would only be slower), the 10,000th through the API.
+      for (let i = 0; i < 9_999; i++) await server.store.addBlock({ kind: 'sender', value: `s${i}@cap.example`, note: '', createdAt: Date.now() });
+      const add = (value: string) => request(server.httpUrl, '/api/admin/blocks', { headers: auth, body: { kind: 'sender', value } });
+      const last = await add('last@cap.example');
+      assert.equal(last.status, 200, last.text);
+      const over = await add('over@cap.example');
+      assert.equal(over.status, 409);
+      assert.match(over.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.equal(over.text, 'There are 10000 blocks already; remove some first.');
+      assert.equal((await request(server.httpUrl, `/api/admin/blocks/${last.json.id}`, { method: 'DELETE', headers: auth })).status, 200);
+      assert.equal((await add('over@cap.example')).status, 200, 'room again after one was removed');
+    } finally {
+      await server.close();
+    }
+  });
+});
