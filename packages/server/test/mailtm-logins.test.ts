@@ -184,3 +184,30 @@ describe('mail.tm logins: two nodes sharing Redis', { timeout: 120_000 }, () => 
     assertLocked(await login(nodes.b, '198.51.100.61', address, 'pw'), 'node b');
   });
 });
+
+describe('mail.tm: the password-hashing queue', { timeout: 120_000 }, () => {
+  it('full (2 hashing, 64 waiting), one more account is 503 with Retry-After: 1; the rest are created', async () => {
+    const server = await startTestServer(BASE);
+    try {
+      // 30 networks (/24s) with 4 each: no network passes its own share (MAX_QUEUED_PER_NETWORK,
+      // a 429), but 120 at once pass what the whole queue holds.
+      const tries = Array.from({ length: 120 }, (_, i) =>
+        request(server.httpUrl, '/mailtm/accounts', {
+          method: 'POST',
+          body: { address: `queue-${i}@${DOMAIN}`, password: 'a long enough password' },
+          headers: { 'x-forwarded-for': `198.51.${Math.floor(i / 4)}.7` },
+        }),
+      );
+      const answers = await Promise.all(tries);
+      const refused = answers.filter((r) => r.status === 503);
+      assert.deepEqual([...new Set(answers.map((r) => r.status))].sort(), [201, 503], answers.map((r) => `${r.status} ${r.text}`).join('\n'));
+      assert.ok(answers.length - refused.length >= 66, `${answers.length - refused.length} created: the 2 hashing and the 64 waiting at least`);
+      for (const r of refused) {
+        assert.equal(r.headers.get('retry-after'), '1');
+        assert.equal(r.json['hydra:description'], 'Too many password checks at once; retry in a moment.');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
