@@ -263,3 +263,18 @@ describe('chaos per sandbox', () => {
     }
   });
 });
+
+describe('AUTH PLAIN authorization identity', () => {
+  it('an authzid other than the login is 535 before any hash; the login itself or none logs in', async () => {
+    const server = await start({ SANDBOXES: 'team-a:secret-a team-b:secret-b' });
+    const plain = (authzid: string, authcid: string, password: string) => Buffer.from(`${authzid}\0${authcid}\0${password}`).toString('base64');
+    for (const [authzid, code] of [['team-b', 535], ['TEAM-A', 235], ['', 235]] as const) {
+      const smtp = await SmtpClient.connect(server.smtpPort);
+      assert.equal((await smtp.command('EHLO client.test')).code, 250);
+      const auth = await smtp.command(`AUTH PLAIN ${plain(authzid, 'team-a', 'secret-a')}`);
+      assert.equal(auth.code, code, `authzid "${authzid}": ${auth.text}`);
+      if (code === 535) assert.match(auth.text, /5\.7\.8/);
+      await smtp.quit();
+    }
+  });
+});

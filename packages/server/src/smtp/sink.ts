@@ -58,6 +58,12 @@ export function createSink(deps: SinkDeps) {
 
     onAuth(credentials: SMTPServerAuthentication, session: SMTPServerSession, callback: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void): void {
       if (credentials.method !== 'PLAIN' && credentials.method !== 'LOGIN') return callback(reply(504, '5.5.4', 'Unrecognized authentication type'));
+      // PLAIN's authzid (RFC 4616 §2): no login may act as another, so one that names another fails, before any hash.
+      const authzid = (credentials as { authzid?: unknown }).authzid;
+      if (typeof authzid === 'string' && authzid !== '' && authzid.toLowerCase() !== (credentials.username ?? '').toLowerCase()) {
+        metrics?.smtpAuth('wrong');
+        return callback(reply(535, '5.7.8', 'Authentication credentials invalid: the authorization identity must be the login itself'));
+      }
       auth.login
         .login(credentials.username ?? '', credentials.password ?? '', session.remoteAddress)
         .then((result) => {
