@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import mailhog from 'mailhog';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { request, startTestServer, type TestServer } from './helpers/harness.js';
 import { twoNodes } from './helpers/nodes.js';
 import { skipUnless } from './helpers/services.js';
@@ -23,7 +23,7 @@ function client(server: TestServer, who = ALPHA) {
   return mailhog({ host: url.hostname, port: Number(url.port), basePath: '/mailhog/api', auth: `${who.user}:${who.pass}` });
 }
 
-async function smtpSend(server: TestServer, who: { user: string; pass: string }, message: nodemailer.SendMailOptions) {
+async function smtpSend(server: TestServer, who: { user: string; pass: string }, message: SendMailOptions) {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true, auth: who });
   try {
     return await transport.sendMail(message);
@@ -34,7 +34,7 @@ async function smtpSend(server: TestServer, who: { user: string; pass: string },
 
 const REPORT = Buffer.from('%PDF-1.4 report');
 
-const rich = (subject: string): nodemailer.SendMailOptions => ({
+const rich = (subject: string): SendMailOptions => ({
   from: '"Shop Team" <shop@example.com>',
   to: 'alice@example.org',
   cc: 'carol@example.org',

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { MailpitClient } from 'mailpit-api';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { hashesStarted } from '../src/domain/passwords.js';
 import { request, startTestServer, type TestServer } from './helpers/harness.js';
 import { twoNodes } from './helpers/nodes.js';
@@ -20,7 +20,7 @@ const basic = (c: { username: string; password: string }) => `Basic ${Buffer.fro
 const mailpit = (server: TestServer, who = ALPHA) => new MailpitClient(`${server.httpUrl}/mailpit`, { auth: who });
 
 /** Sends one message over SMTP, logged in as the sandbox. */
-async function smtpSend(server: TestServer, who: { username: string; password: string }, message: nodemailer.SendMailOptions) {
+async function smtpSend(server: TestServer, who: { username: string; password: string }, message: SendMailOptions) {
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, ignoreTLS: true, auth: { user: who.username, pass: who.password } });
   try {
     return await transport.sendMail(message);
@@ -32,7 +32,7 @@ async function smtpSend(server: TestServer, who: { username: string; password: s
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const REPORT = Buffer.from('%PDF-1.4\n\x00\xff report');
 
-const rich = (subject: string): nodemailer.SendMailOptions => ({
+const rich = (subject: string): SendMailOptions => ({
   from: '"Shop Team" <shop@example.com>',
   to: '"Alice" <alice@example.org>',
   cc: 'Carol <carol@example.org>',

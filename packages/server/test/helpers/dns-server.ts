@@ -7,6 +7,9 @@
 import dns2 from 'dns2';
 import type { AddressInfo, Socket } from 'node:net';
 
+// DNS reply codes (RFC 1035 4.1.1): dns2 3.0's types do not declare its Packet.RCODE.
+const RCODE = { SERVFAIL: 2, NXDOMAIN: 3 } as const;
+
 const { Packet } = dns2;
 
 export interface ZoneRecords {
@@ -53,8 +56,8 @@ export async function startTestDns(opts: { answer?: (name: string) => ZoneRecord
     if (silent.has(name)) return;
     const response = Packet.createResponseFromRequest(request);
     const records = zone.get(name) ?? opts.answer?.(name);
-    if (failing.has(name)) response.header.rcode = Packet.RCODE.SERVFAIL;
-    else if (!records) response.header.rcode = Packet.RCODE.NXDOMAIN;
+    if (failing.has(name)) response.header.rcode = RCODE.SERVFAIL;
+    else if (!records) response.header.rcode = RCODE.NXDOMAIN;
     else if (type === 'TXT') for (const txt of records.TXT ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 300, data: chunks(txt) } as never);
     else if (type === 'A') for (const address of records.A ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 300, address } as never);
     void send(response).catch(() => undefined);

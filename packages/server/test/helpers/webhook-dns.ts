@@ -7,6 +7,9 @@
 import dns2 from 'dns2';
 import { dnsLookup, type Lookup } from '../../src/webhooks/guard.js';
 
+// DNS reply codes (RFC 1035 4.1.1): dns2 3.0's types do not declare its Packet.RCODE.
+const RCODE = { SERVFAIL: 2, NXDOMAIN: 3 } as const;
+
 const { Packet } = dns2;
 
 export interface WebhookDns {
@@ -35,7 +38,7 @@ export async function startWebhookDns(port = 0): Promise<WebhookDns> {
     if (silent.has(name)) return;
     const response = Packet.createResponseFromRequest(request);
     const addresses = zone.get(name);
-    if (!addresses) response.header.rcode = Packet.RCODE.NXDOMAIN;
+    if (!addresses) response.header.rcode = RCODE.NXDOMAIN;
     for (const address of addresses ?? []) {
       const v6 = address.includes(':');
       if (question.type !== (v6 ? Packet.TYPE.AAAA : Packet.TYPE.A)) continue;
