@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../src/config/index.js';
 import { checkAddress, dnsLookup, resolveTarget } from '../src/webhooks/guard.js';
-import { parseWebhookUrl } from '../src/webhooks/url.js';
+import { parseWebhookUrl } from '../src/domain/webhook-url.js';
 import { createAddress, message, request, sendMail, startTestServer, type TestServer } from './helpers/harness.js';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.js';
 import { startWebhookDns, type WebhookDns } from './helpers/webhook-dns.js';

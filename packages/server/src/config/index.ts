@@ -5,8 +5,8 @@ import type { Config, RateLimitRoute } from './config.js';
 import { CONFIG_VARIABLES, type VariableSpec } from './variables.js';
 import { ConfigError } from './values.js';
 import { SANDBOX_DOMAIN } from '../domain/sandboxes.js';
-import { checkAddress } from '../webhooks/guard.js';
-import { parseWebhookUrl } from '../webhooks/url.js';
+import { checkAddress } from '../domain/address-ranges.js';
+import { parseWebhookUrl } from '../domain/webhook-url.js';
 
 export { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
 export { ConfigError, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, type CorsOrigins, type RateLimitRule, type TrustProxy } from './values.js';

@@ -5,7 +5,7 @@ import { Type, type TInteger } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parseDuration } from './duration.js';
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
-import { parseWebhookUrl, WebhookUrlError } from '../webhooks/url.js';
+import { parseWebhookUrl, WebhookUrlError } from '../domain/webhook-url.js';
 import { parseNetwork } from '../limits/networks.js';
 
 export class ConfigError extends Error {

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { CHALLENGE_MODES, RATE_LIMIT_ROUTES, type ChallengeMode, type Config, type RateLimitRoute } from './config.js';
 import { atLeast, between, bool, ConfigError, count, domains, duration, freeSpace, host, LOG_LEVELS, networks, optional, parseCorsOrigins, parseDnsServers, parseRateLimit, parseTrustProxy, path, port, positiveInt, secret, webhookUrl } from './values.js';
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
-import { isSecret } from '../webhooks/payload.js';
+import { isSecret } from '../domain/webhook-secret.js';
 import { parseSandboxes } from '../domain/sandboxes.js';
 
 type Setter = (c: Config, raw: string) => void;

@@ -14,7 +14,7 @@ import type { ClaimedDelivery, WebhookOutcome, WebhookRelease, WebhookStore } fr
 import { resolveTarget, WebhookRefusedError, type Lookup } from './guard.js';
 import { mailReceivedBody, messageId, signedHeaders } from './payload.js';
 import { postWebhook, type PostResult } from './sender.js';
-import { parseWebhookUrl, WebhookUrlError } from './url.js';
+import { parseWebhookUrl, WebhookUrlError } from '../domain/webhook-url.js';
 
 export interface WebhookTuning {
   /** The whole attempt, DNS included (default 5 s). */

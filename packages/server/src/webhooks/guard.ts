@@ -5,8 +5,10 @@
 // cannot send it anywhere else. Checked when the URL is set and again at every delivery.
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import type { WebhookTarget } from './url.js';
+import { ADDRESS_REASONS, checkAddress } from '../domain/address-ranges.js';
+import type { WebhookTarget } from '../domain/webhook-url.js';
+
+export { checkAddress, type AddressVerdict } from '../domain/address-ranges.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -16,9 +18,6 @@ export interface ResolvedAddress {
 /** Resolves a host name to every address it has (IPv4 and IPv6). */
 export type Lookup = (host: string) => Promise<ResolvedAddress[]>;
 
-/** Why an address is refused, as a sentence's object: "a loopback address". */
-export type AddressVerdict = { allowed: true } | { allowed: false; reason: string };
-
 /** A target refused by the guard, or a host that could not be resolved; the message is a sentence fit for a 400. */
 export class WebhookRefusedError extends Error {
   override name = 'WebhookRefusedError';
@@ -26,50 +25,6 @@ export class WebhookRefusedError extends Error {
   constructor(message: string, readonly timedOut = false) {
     super(message);
   }
-}
-
-const REASONS: Record<string, string> = {
-  unspecified: 'an unspecified address',
-  broadcast: 'a broadcast address',
-  multicast: 'a multicast address',
-  linkLocal: 'a link-local address (such as the cloud metadata service at 169.254.169.254)',
-  loopback: 'a loopback address',
-  carrierGradeNat: 'a carrier-grade NAT address',
-  private: 'a private-network address',
-  uniqueLocal: 'a private-network (unique local) address',
-  ipv4Mapped: 'an IPv4-mapped IPv6 address',
-  reserved: 'a reserved address',
-};
-
-/** What WEBHOOK_ALLOW_PRIVATE=true lets through: the ranges an intranet's own services use. */
-const PRIVATE_RANGES = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
-
-/** 2000::/3, the IPv6 global unicast space: anything outside it that ipaddr.js calls unicast (::/96, IPv4-compatible) is not a public host. */
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-
-/**
- * The guard's decision for one IP address: allowed only when it is a public unicast
- * address. Refused: loopback, private (RFC 1918, fc00::/7), link-local (169.254/16 with
- * the cloud metadata address, fe80::/10), carrier-grade NAT (100.64/10), multicast,
- * broadcast, unspecified, IPv4-mapped IPv6 (::ffff:0:0/96), NAT64 and the other
- * addresses that embed an IPv4 one, and reserved and documentation ranges. With
- * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE, for intranets and tests) loopback, private and
- * carrier-grade NAT addresses are allowed too, and an IPv4-mapped address is judged as
- * the IPv4 address it carries; link-local (where the metadata service is), multicast,
- * broadcast, unspecified and reserved addresses never are.
- */
-export function checkAddress(ip: string, allowPrivate: boolean): AddressVerdict {
-  // Canonical forms only (node:net's parser): ipaddr.js would also read "0x7f.1" or "127.1".
-  if (isIP(ip) === 0) return { allowed: false, reason: 'not an IP address' };
-  const addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-    if (!allowPrivate) return { allowed: false, reason: REASONS['ipv4Mapped']! };
-    return checkAddress((addr as ipaddr.IPv6).toIPv4Address().toString(), true);
-  }
-  let range: string = addr.range();
-  if (range === 'unicast' && addr.kind() === 'ipv6' && !addr.match(GLOBAL_UNICAST_V6)) range = 'reserved';
-  if (range === 'unicast' || (allowPrivate && PRIVATE_RANGES.has(range))) return { allowed: true };
-  return { allowed: false, reason: REASONS[range] ?? 'a reserved address' };
 }
 
 /** What a localhost name is, by definition: no resolver is asked. */
@@ -93,7 +48,7 @@ export async function resolveTarget(target: WebhookTarget, opts: { allowPrivate:
     return [{ address: target.ip, family: isIP(target.ip) as 4 | 6 }];
   }
   if (isLocalhostName(target.host)) {
-    if (!opts.allowPrivate) throw new WebhookRefusedError(`The webhook host is ${REASONS['loopback']}; webhooks are only sent to public addresses.`);
+    if (!opts.allowPrivate) throw new WebhookRefusedError(`The webhook host is ${ADDRESS_REASONS['loopback']}; webhooks are only sent to public addresses.`);
     return LOCALHOST;
   }
   let addresses: ResolvedAddress[];

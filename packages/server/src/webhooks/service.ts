@@ -5,7 +5,7 @@ import { badRequest, notFound, unauthorized } from '../domain/errors.js';
 import type { WebhookAttempt, WebhookRecord, WebhookStore } from '../storage/store.js';
 import { resolveTarget, WebhookRefusedError, type Lookup } from './guard.js';
 import { newSecret } from './payload.js';
-import { parseWebhookUrl, WebhookUrlError } from './url.js';
+import { parseWebhookUrl, WebhookUrlError } from '../domain/webhook-url.js';
 
 export interface WebhookServiceOptions {
   store: WebhookStore;
