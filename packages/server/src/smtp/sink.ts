@@ -81,7 +81,10 @@ export function createSink(deps: SinkDeps) {
           });
         })
         .catch((err: unknown) => {
-          log.error({ err }, 'SMTP AUTH failed');
+          // A full password-hashing queue is a load condition the client retries, not a fault of the server.
+          const busy = (err as { code?: unknown } | null)?.code === 'rate_limited' || (err as { code?: unknown } | null)?.code === 'unavailable';
+          if (busy) log.info({ session: session.id, remote: session.remoteAddress, reason: (err as Error).message }, 'SMTP AUTH deferred');
+          else log.error({ err }, 'SMTP AUTH failed');
           callback(reply(454, '4.7.0', 'Temporary authentication failure'));
         });
     },
