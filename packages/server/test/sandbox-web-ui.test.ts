@@ -57,6 +57,9 @@ describe('web UI: sandboxes', { skip: !ready && 'Chromium is not installed', tim
     const item = inbox.locator('.item', { hasText: 'Welcome Alice' });
     await item.waitFor();
     assert.equal(await item.locator('.recipients').textContent(), 'to alice@customer.com, hidden@audit.example');
+    // The page's controls are drawn with the list: a sandbox offers Copy and Forget, never Delete address (only the operator deletes it).
+    await inbox.getByRole('button', { name: 'Forget' }).waitFor();
+    assert.equal(await inbox.getByRole('button', { name: 'Delete address' }).count(), 0, 'no Delete address for a sandbox');
     await item.click();
     const recipients = inbox.locator('.headers div', { hasText: 'Recipients' });
     await recipients.waitFor();

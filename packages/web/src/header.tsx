@@ -85,6 +85,8 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
             </select>
           </label>
           <CopyChip value={session.activeAddress} text={s.copy} title={s.copyAddress} class="copy" />
+          {/* A sandbox belongs to its SMTP login: only the operator deletes it (the server answers 403). */}
+          {!session.activeAddress.endsWith('@sandbox.invalid') && (
           <button
             type="button"
             class="danger"
@@ -99,6 +101,7 @@ export function Header(props: { config: UiConfig; session: Session; busy: boolea
           >
             {s.deleteAddress}
           </button>
+          )}
           <button
             type="button"
             disabled={busy}
