@@ -1,10 +1,10 @@
 // Schemas and static types for every request, response and error body of the
-// temp-inbox interface (seed version 1.0.0). Imports TypeBox only.
+// temp-inbox interface (version 1.0.0). Imports TypeBox only.
 import { Type, type Static } from '@sinclair/typebox';
 
 export const API_VERSION = '1.0.0';
 
-/** Route paths, exactly as the seed writes them (note /api/mail vs /api/mails). */
+/** Route paths, exactly as the interface writes them (note /api/mail vs /api/mails). */
 export const Paths = {
   newAddress: '/api/new_address',
   challenge: '/api/challenge',
@@ -27,7 +27,7 @@ export const Paths = {
   openapi: '/openapi.json',
 } as const;
 
-/** Every error is a short plain-text sentence (seed "Errors"). */
+/** Every error is a short plain-text sentence (docs/api.md "Conventions"). */
 export const ErrorText = Type.String({
   description: 'A short human-readable sentence. Sent as text/plain; charset=utf-8.',
   examples: ['Invalid or missing token.'],
@@ -118,7 +118,7 @@ export const SearchQuery = Type.Object(
 );
 export type SearchQuery = Static<typeof SearchQuery>;
 
-// Beyond the seed: push and long-poll (docs/decisions.md "Beyond the interface").
+// Beyond the interface: push and long-poll (docs/decisions.md "Beyond the interface").
 
 /** Longest `from`, `to` or `subject` filter of a wait or an event stream. */
 export const MAX_FILTER_CHARS = 256;

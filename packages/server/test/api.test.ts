@@ -1,4 +1,4 @@
-// Every endpoint of the seed through real HTTP and real SMTP: the service on
+// Every endpoint of the interface through real HTTP and real SMTP: the service on
 // port 0, mail delivered by an SMTP conversation, read back through the API.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -147,7 +147,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.equal(empty.status, 200, empty.text);
     });
 
-    it('sets the jwt and session_id cookies: HttpOnly, SameSite=Lax, Path=/, 7 and 30 days (seed "Authentication")', async () => {
+    it('sets the jwt and session_id cookies: HttpOnly, SameSite=Lax, Path=/, 7 and 30 days (docs/api.md "Authentication")', async () => {
       const res = await api('/api/new_address', { body: {} });
       assert.equal(res.status, 200);
       const jwtCookie = res.setCookies.find((c) => c.startsWith('jwt='));
@@ -188,7 +188,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     assert.equal(ids.size, responses.length, 'each request gets its own id');
   });
 
-  describe('GET /api/settings and the Authorization header (seed "Authentication" rule 3)', () => {
+  describe('GET /api/settings and the Authorization header (docs/api.md "Authentication" rule 3)', () => {
     let jwt: string;
     let address: string;
     before(async () => ({ jwt, address } = await createAddress(server, { name: 'settings' })));
@@ -228,7 +228,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     });
   });
 
-  describe('JWT isolation (seed "Authentication" rule 1)', () => {
+  describe('JWT isolation (docs/api.md "Authentication" rule 1)', () => {
     let a: { address: string; jwt: string };
     let b: { address: string; jwt: string };
     let bMail: string;
@@ -375,7 +375,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     });
   });
 
-  describe('fields and types of a mail (seed "Mail list item", "Full mail")', () => {
+  describe('fields and types of a mail (docs/api.md: the list item and the full mail)', () => {
     let jwt: string;
     let address: string;
     const original = message(
@@ -543,7 +543,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
     });
   });
 
-  describe('DELETE /api/delete_address (seed "Authentication" rule 2)', () => {
+  describe('DELETE /api/delete_address (docs/api.md "Authentication" rule 2)', () => {
     it('removes the address: its JWT is 401 everywhere, SMTP refuses it, the name is free, old mail stays gone', async () => {
       const old = await createAddress(server, { name: 'doomed' });
       await deliver(old.address, multipart({ Subject: 'before' }, 'b', [[{ 'Content-Type': 'text/plain' }, 'x'], [{ 'Content-Type': 'application/octet-stream', 'Content-Disposition': 'attachment; filename="a.bin"' }, 'abc']]));
@@ -762,7 +762,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.deepEqual(res.json, { status: 'ok', version: '1.0.0', storage: 'ok' });
     });
 
-    it('GET /openapi.json: OpenAPI 3.1, info.version 1.0.0, every path and method of the seed', async () => {
+    it('GET /openapi.json: OpenAPI 3.1, info.version 1.0.0, every path and method of the interface', async () => {
       const res = await api('/openapi.json');
       assert.equal(res.status, 200);
       const doc = res.json;

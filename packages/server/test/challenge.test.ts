@@ -1,4 +1,4 @@
-// The bot challenge on POST /api/new_address (seed "Authentication"; docs/decisions.md
+// The bot challenge on POST /api/new_address (docs/api.md "Authentication"; docs/decisions.md
 // "Bot challenge") against a fake siteverify server on 127.0.0.1.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

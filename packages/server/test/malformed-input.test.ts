@@ -1,5 +1,5 @@
 // Garbage in never gives a 5xx or a crash: every error is a short text/plain
-// sentence without internals (seed "Errors"; docs/decisions.md "Errors").
+// sentence without internals (docs/api.md "Conventions"; docs/decisions.md "Errors").
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Per-IP, per-route rate limits (seed "Limits", "Errors"; docs/decisions.md "Rate limits",
+// Per-IP, per-route rate limits (docs/api.md "Rate limits", "Errors"; docs/decisions.md "Rate limits",
 // TRUST_PROXY). Windows are 1-2 s so the time-based cases stay fast; sleeps here
 // are the subject under test (window expiry), not waits for conditions.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Browser sessions over real HTTP (seed "Authentication", "States"; docs/decisions.md
+// Browser sessions over real HTTP (docs/api.md "Authentication", "States"; docs/decisions.md
 // "Cookies", "Sessions"): cookie attributes, jwt-cookie auth, the 3-address
 // session, switch/rotate, forged cookies, fixation, logout, restart, delete.
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Credentials (seed "Authentication", rule 3; docs/decisions.md "JWT", "Cookies").
+// Credentials (docs/api.md "Authentication"; docs/decisions.md "JWT", "Cookies").
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../domain/errors.js';

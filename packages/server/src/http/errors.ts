@@ -1,5 +1,5 @@
 // One mapping from errors to HTTP replies: plain text, a short sentence, never a
-// stack trace or an internal message (seed "Errors"; docs/decisions.md "Errors").
+// stack trace or an internal message (docs/api.md "Conventions"; docs/decisions.md "Errors").
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

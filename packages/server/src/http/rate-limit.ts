@@ -1,4 +1,4 @@
-// Per-IP, per-route rate limits (seed "Limits"; docs/configuration: RATE_LIMIT_<ROUTE>).
+// Per-IP, per-route rate limits (docs/api.md "Rate limits": RATE_LIMIT_<ROUTE>).
 import type { Redis } from 'ioredis';
 import type { RateLimitRoute, RateLimitRule } from '../config/index.js';
 import { clientKey, createWindowLimiter, type WindowLimiter } from '../limits/window-limiter.js';

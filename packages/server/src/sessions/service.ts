@@ -1,4 +1,4 @@
-// Browser sessions (seed "Authentication"; docs/decisions.md "Sessions"): state lives in
+// Browser sessions (docs/api.md "Authentication"; docs/decisions.md "Sessions"): state lives in
 // the store, the cookie carries only a random id. Ids are minted here, never
 // taken from a client, so a client-chosen id is never adopted.
 import { randomBytes } from 'node:crypto';
