@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
+import type { Socket } from 'node:net';
 import nodemailer from 'nodemailer';
 import { client, METRICS_TOKEN, request, serversStoppedAfter, SmtpClient, type TestServer } from './helpers/harness.js';
 
@@ -204,7 +205,7 @@ describe('AUTH without TLS off loopback', { skip: outside ? false : 'no non-loop
 describe('chaos per sandbox', () => {
   let server: TestServer;
   before(async () => {
-    server = await start({ SANDBOXES: 'chaotic:pw-c calm:pw-d' });
+    server = await start({ SANDBOXES: 'chaotic:pw-c calm:pw-d gone:pw-g' });
   });
   after(() => undefined);
 
@@ -245,6 +246,27 @@ describe('chaos per sandbox', () => {
     assert.deepEqual(cleared.json, {});
     assert.match((await send('chaotic', 'pw-c')).response, /^250 /);
     assert.equal((await mailsOf(server, chaotic)).count, 2);
+  });
+
+  it('a delayed DATA step does not store the message once its client has closed the connection', async () => {
+    const gone = await tokenOf(server, 'gone', 'pw-g');
+    assert.equal((await setChaos(gone, { delayMs: 300 })).status, 200);
+    const smtp = await SmtpClient.connect(server.smtpPort);
+    await smtp.script([
+      ['EHLO client.test', 250],
+      [`AUTH PLAIN ${Buffer.from('\0gone\0pw-g').toString('base64')}`, 235],
+      ['MAIL FROM:<a@x.example>', 250],
+      ['RCPT TO:<x@y.example>', 250],
+      ['DATA', 354],
+    ]);
+    // The whole message, then the client goes while the DATA reply is still held back.
+    smtp.write('Subject: abandoned\r\n\r\nx\r\n.\r\n');
+    (smtp as unknown as { socket: Socket }).socket.destroy();
+    // A second mail of the same sandbox: each of its steps waits the same delay, so its 250
+    // comes well after the first message's delayed step would have run.
+    assert.match((await transport(server, 'gone', 'pw-g').sendMail({ from: 'a@x.example', to: 'x@y.example', subject: 'kept', text: 'x' })).response, /^250 /);
+    const mails = await mailsOf(server, gone);
+    assert.equal(mails.count, 1, 'only the mail whose client stayed was stored');
   });
 
   it('bad chaos settings are a plain-text 400 naming the field', async () => {

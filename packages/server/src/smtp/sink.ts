@@ -23,6 +23,8 @@ export interface SinkDeps {
   tls: boolean;
   /** Closes the session's connection without a reply (a chaos disconnect). */
   drop(session: SMTPServerSession): void;
+  /** Runs `step` after `ms`, unless the session's connection closed by then (a step never runs for a gone client). */
+  later(session: SMTPServerSession, step: () => void, ms: number): void;
 }
 
 /** The account an authenticated session logged in as, or undefined for any other session. */
@@ -46,7 +48,8 @@ export function createSink(deps: SinkDeps) {
       next();
     };
     const delay = chaosDelay(account.chaos);
-    if (delay > 0) setTimeout(run, delay).unref();
+    // Not a bare timer: a delayed DATA step must not store a message once its client has gone (it would resend it).
+    if (delay > 0) deps.later(session, run, delay);
     else run();
   };
 

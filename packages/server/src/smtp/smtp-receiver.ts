@@ -171,6 +171,17 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         drop: (session) => {
           for (const c of server.connections) if (c.session === session) (c as unknown as { _socket: Socket })._socket.destroy();
         },
+        later: (session, step, ms) => {
+          // smtp-server forgets a connection as its socket closes, before onClose (which clears the session's timers).
+          const open = () => [...server.connections].some((c) => c.session === session);
+          if (!open()) return;
+          const s = stateOf(session);
+          const t = setTimeout(() => {
+            s.delays.delete(t);
+            if (open()) step();
+          }, ms);
+          s.delays.add(t);
+        },
       })
     : undefined;
 
