@@ -95,11 +95,24 @@ export async function hashPassword(password: string, network?: string): Promise<
 let decoy: Promise<string> | undefined;
 
 /**
+ * Builds the decoy once, ahead of the first unknown-address check (built then, that answer
+ * would take two hashes and tell the address is unknown). A failed build is tried again next time.
+ */
+export const prepareDecoy = (): Promise<string> =>
+  (decoy ??= hashPassword(randomBytes(16).toString('hex')).catch((err: unknown) => {
+    decoy = undefined;
+    throw err;
+  }));
+
+/** Whether the decoy is built or being built (start-up builds it; see prepareDecoy). */
+export const decoyPrepared = (): boolean => decoy !== undefined;
+
+/**
  * Whether the password matches the encoded hash, compared in constant time. Without a
  * hash (no such account) a decoy is checked all the same and the answer is false.
  */
 export async function verifyPassword(password: string, encoded: string | undefined, network?: string): Promise<boolean> {
-  const m = ENCODED.exec(encoded ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex'), network))));
+  const m = ENCODED.exec(encoded ?? (await prepareDecoy()));
   if (!m) return false;
   const [, logN, r, p, salt, key] = m;
   const expected = Buffer.from(key!, 'base64');

@@ -8,7 +8,7 @@ import { networksOf } from '../limits/attempt-limiter.js';
 import { clientKey } from '../limits/window-limiter.js';
 import type { FailureLock } from '../limits/failure-lock.js';
 import { badRequest } from '../domain/errors.js';
-import { hashPassword, MAX_PASSWORD_CHARS, verifyPassword } from '../domain/passwords.js';
+import { hashPassword, MAX_PASSWORD_CHARS, prepareDecoy, verifyPassword } from '../domain/passwords.js';
 import { SANDBOX_DOMAIN, SANDBOX_NAME_RULE, sandboxName, sandboxPasswordProblem } from '../domain/sandboxes.js';
 import type { EventBus } from '../mail/events.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
@@ -80,6 +80,8 @@ function limit(name: string, value: number | undefined, fallback: number): numbe
 export function createSandboxService(opts: SandboxServiceOptions): SandboxesService {
   const { store, mail, locks } = opts;
   const now = opts.now ?? Date.now;
+  // Built now, so that the first unknown-name login takes one hash like any other (a failure is retried then).
+  prepareDecoy().catch(() => undefined);
   const recheckMs = opts.recheckMs ?? 5000;
   let known = false;
   let checkedAt = -Infinity;
