@@ -11,7 +11,9 @@
 //     a byte every 20 s: whether a third client's mail still gets its 250 (each
 //     client's share of the in-flight budget), and how long until the slow transfers
 //     are ended (SMTP_DATA_MIN_RATE over SMTP_DATA_RATE_WINDOW);
-//  d) HTTP readers that ask for a 10 MB mail and never read (hostile-readers.ts).
+//  d) HTTP readers that ask for a 10 MB mail and never read (hostile-readers.ts);
+//  e) one client holding the parser pool with slow parsed views, and f) costly searches
+//     while /health_check is polled (hostile-parse-search.ts).
 // Targets: delay p99 < 50 ms, /health_check < 1 s throughout, RSS growth < 300 MB.
 // Refused connections and transactions are counted, never treated as errors.
 //
@@ -27,6 +29,7 @@ import { makeTempDir, memoryOf, sleep } from './lib/procs.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 import { blast, SmtpConnection } from './lib/smtp-client.js';
 import { fmt, MB, percentile, round } from './lib/stats.js';
+import { parseAndSearch } from './hostile-parse-search.js';
 import { unreadAnswers } from './hostile-readers.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
 
@@ -737,7 +740,12 @@ export const hostile: Bench = async (ctx) => {
   );
   const unread = await unreadAnswers(ctx.quick, ctx.log);
   rows.push(...unread.rows);
-  return { rows, details: { seconds, ordinaryPerSecond: ORDINARY_PER_SECOND, attackConnections: ATTACK_CONNECTIONS, baseline, attacked, holders: holdResults, slow, unread: unread.details } };
+  const parseSearch = await parseAndSearch(ctx.quick, ctx.log);
+  rows.push(...parseSearch.rows);
+  return {
+    rows,
+    details: { seconds, ordinaryPerSecond: ORDINARY_PER_SECOND, attackConnections: ATTACK_CONNECTIONS, baseline, attacked, holders: holdResults, slow, unread: unread.details, parseSearch: parseSearch.details },
+  };
 };
 
 // Run alone: node --import tsx bench/src/hostile.ts [--quick]
