@@ -652,3 +652,22 @@ describe("Mailpit-compatible API: X-Tags, Mailpit's search filters, and cypress-
     assert.equal((await client.listMessages()).total, 0);
   });
 });
+
+describe('Mailpit-compatible API: a message without a Message-ID', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SANDBOXES });
+  });
+  after(async () => server?.close());
+
+  it('gets an ID derived from its uuid, as Mailpit generates one, the same in the list and the summary', async () => {
+    // A raw message is sent as it is: nodemailer adds no Message-ID to it.
+    await smtpSend(server, ALPHA, { envelope: { from: 'a@example.com', to: ['b@example.org'] }, raw: 'From: a@example.com\r\nTo: b@example.org\r\nSubject: no id\r\n\r\nbody\r\n' });
+    const client = mailpit(server);
+    const [item] = (await client.listMessages()).messages;
+    assert.ok(item);
+    assert.equal(item.MessageID, `${item.ID}@temp-inbox`);
+    assert.equal((await client.getMessageSummary(item.ID)).MessageID, item.MessageID);
+    assert.equal((await client.getMessageSummary(item.ID)).MessageID, item.MessageID, 'stable on every read');
+  });
+});

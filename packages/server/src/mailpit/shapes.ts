@@ -38,6 +38,12 @@ export const address = (m: Mailbox): MailpitAddress => ({ Name: m.name, Address:
 /** Mailpit lists the Message-ID without its angle brackets. */
 export const messageIdOf = (raw: string): string => raw.trim().replace(/^<(.*)>$/s, '$1');
 
+/**
+ * A message's MessageID: Mailpit gives a mail without one a generated ID (`…@mailpit`);
+ * ours is derived from the uuid, so it is the same on every read (the stored message is not changed).
+ */
+export const mailpitMessageId = (m: Pick<MailpitMail, 'uuid' | 'messageId'>): string => messageIdOf(m.messageId) || `${m.uuid}@temp-inbox`;
+
 /** Recipients of the envelope that neither To nor Cc names: the Bcc recipients. */
 export function bccOf(envelopeTo: string[] | undefined, named: Mailbox[]): MailpitAddress[] {
   if (!envelopeTo) return [];
@@ -57,7 +63,7 @@ export function listItem(m: MailpitMail) {
   const md: StoredMetadata = m.metadata;
   return {
     ID: m.uuid,
-    MessageID: messageIdOf(m.messageId),
+    MessageID: mailpitMessageId(m),
     Read: m.seen,
     From: address(md.from),
     To: md.to.map(address),
@@ -120,7 +126,7 @@ export function messageSummary(m: MailpitMail, view: ParsedMailContent) {
   const returnPath = messageIdOf(headerValue(view, 'return-path')) || (m.envelopeFrom ?? '');
   return {
     ID: m.uuid,
-    MessageID: messageIdOf(m.messageId),
+    MessageID: mailpitMessageId(m),
     Read: m.seen,
     From: address(view.from),
     To: view.to.map(address),
