@@ -26,7 +26,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 
 import { RESULTS_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
 import { BENCH_UNLIMITED } from './lib/temp-inbox.js';
@@ -294,7 +294,7 @@ interface Inbox {
 }
 
 let messageSeq = 0;
-function buildMail(to: string[]): nodemailer.SendMailOptions {
+function buildMail(to: string[]): SendMailOptions {
   const n = messageSeq++;
   const code = String(100000 + ((n * 7919) % 900000));
   const common = { from: '"Soak Sender" <soak@example.com>', to, messageId: `<soak-${n}-${Date.now()}@soak.example>` };
@@ -318,7 +318,7 @@ function buildMail(to: string[]): nodemailer.SendMailOptions {
   }
 }
 
-async function smtpSender(transport: nodemailer.Transporter, inboxes: Inbox[], i: number): Promise<void> {
+async function smtpSender(transport: Transporter, inboxes: Inbox[], i: number): Promise<void> {
   for (let k = 0; !stopping; k++) {
     const to = k % 4 === 3 ? [inboxes[(i + k) % inboxes.length]!.address, inboxes[(i + k + 1) % inboxes.length]!.address] : [inboxes[(i + k) % inboxes.length]!.address];
     smtp.sent++;
