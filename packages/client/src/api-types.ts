@@ -22,12 +22,12 @@ export type ChaosSettings = {
 };
 export type FullMail = {
     recipients?: string[] | undefined;
-    created_at: string;
-    uuid: string;
-    id: number;
-    source: string;
     address: string;
+    id: number;
+    uuid: string;
+    source: string;
     metadata: string;
+    created_at: string;
     message_id: string;
     seen: boolean;
     raw: string;
@@ -42,16 +42,24 @@ export type Mailbox = {
 };
 export type MailListItem = {
     recipients?: string[] | undefined;
-    created_at: string;
-    uuid: string;
-    id: number;
-    source: string;
     address: string;
+    id: number;
+    uuid: string;
+    source: string;
     metadata: string;
+    created_at: string;
     message_id: string;
     seen: boolean;
 };
 export type MailMetadata = {
+    cc?: {
+        address: string;
+        name: string;
+    }[] | undefined;
+    reply_to?: {
+        address: string;
+        name: string;
+    }[] | undefined;
     attachments_truncated?: boolean | undefined;
     delivered_to?: string | undefined;
     auth?: {
@@ -89,12 +97,12 @@ export type MailMetadata = {
 export type MailReceivedEvent = {
     data: {
         recipients?: string[] | undefined;
-        created_at: string;
-        uuid: string;
-        id: number;
-        source: string;
         address: string;
+        id: number;
+        uuid: string;
+        source: string;
         metadata: string;
+        created_at: string;
         message_id: string;
         seen: boolean;
     };
@@ -104,12 +112,12 @@ export type MailReceivedEvent = {
 export type MailsResponse = {
     results: {
         recipients?: string[] | undefined;
-        created_at: string;
-        uuid: string;
-        id: number;
-        source: string;
         address: string;
+        id: number;
+        uuid: string;
+        source: string;
         metadata: string;
+        created_at: string;
         message_id: string;
         seen: boolean;
     }[];
@@ -139,9 +147,9 @@ export type ParsedMail = {
         dmarc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
         arc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
     } | undefined;
-    created_at: string;
-    uuid: string;
     id: number;
+    uuid: string;
+    created_at: string;
     message_id: string;
     seen: boolean;
     subject: string;
@@ -150,6 +158,14 @@ export type ParsedMail = {
         name: string;
     };
     to: {
+        address: string;
+        name: string;
+    }[];
+    cc: {
+        address: string;
+        name: string;
+    }[];
+    reply_to: {
         address: string;
         name: string;
     }[];
@@ -165,14 +181,6 @@ export type ParsedMail = {
     attachments_truncated: boolean;
     codes: string[];
     links: string[];
-    cc: {
-        address: string;
-        name: string;
-    }[];
-    reply_to: {
-        address: string;
-        name: string;
-    }[];
     text: string;
     html: string | null;
     headers: {
@@ -190,9 +198,9 @@ export type PowChallenge = {
     signature: string;
 };
 export type SandboxInfo = {
-    created_at: string;
-    id: number;
     address: string;
+    id: number;
+    created_at: string;
     name: string;
     max_mails: number;
     max_bytes: number;
