@@ -5,32 +5,32 @@ export type ChaosSettings = {
         errorCode: number;
         probability: number;
     } | undefined;
-    sender?: {
-        errorCode: number;
-        probability: number;
-    } | undefined;
-    recipient?: {
-        errorCode: number;
-        probability: number;
-    } | undefined;
     data?: {
         errorCode: number;
         probability: number;
     } | undefined;
     delayMs?: number | undefined;
     disconnectProbability?: number | undefined;
+    recipient?: {
+        errorCode: number;
+        probability: number;
+    } | undefined;
+    sender?: {
+        errorCode: number;
+        probability: number;
+    } | undefined;
 };
 export type FullMail = {
-    recipients?: string[] | undefined;
     address: string;
-    id: number;
-    uuid: string;
-    source: string;
-    metadata: string;
     created_at: string;
+    id: number;
     message_id: string;
-    seen: boolean;
+    metadata: string;
     raw: string;
+    recipients?: string[] | undefined;
+    seen: boolean;
+    source: string;
+    uuid: string;
 };
 export type HeaderField = {
     name: string;
@@ -41,154 +41,154 @@ export type Mailbox = {
     name: string;
 };
 export type MailListItem = {
-    recipients?: string[] | undefined;
     address: string;
-    id: number;
-    uuid: string;
-    source: string;
-    metadata: string;
     created_at: string;
+    id: number;
     message_id: string;
+    metadata: string;
+    recipients?: string[] | undefined;
     seen: boolean;
+    source: string;
+    uuid: string;
 };
 export type MailMetadata = {
+    attachments: {
+        content_type: string;
+        filename: string;
+        id: string;
+        size: number;
+    }[];
+    attachments_truncated?: boolean | undefined;
+    auth?: {
+        arc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+        dkim: {
+            domain: string;
+            result: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+            selector: string;
+        }[];
+        dmarc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+        spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+    } | undefined;
     cc?: {
         address: string;
         name: string;
     }[] | undefined;
-    reply_to?: {
-        address: string;
-        name: string;
-    }[] | undefined;
-    attachments_truncated?: boolean | undefined;
+    codes: string[];
+    date: string | null;
     delivered_to?: string | undefined;
-    auth?: {
-        spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
-        dkim: {
-            domain: string;
-            selector: string;
-            result: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
-        }[];
-        dmarc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
-        arc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
-    } | undefined;
-    subject: string;
     from: {
         address: string;
         name: string;
     };
+    has_html: boolean;
+    links: string[];
+    preview: string;
+    reply_to?: {
+        address: string;
+        name: string;
+    }[] | undefined;
+    size: number;
+    subject: string;
     to: {
         address: string;
         name: string;
     }[];
-    date: string | null;
-    size: number;
-    preview: string;
-    has_html: boolean;
-    attachments: {
-        id: string;
-        size: number;
-        filename: string;
-        content_type: string;
-    }[];
-    codes: string[];
-    links: string[];
 };
 export type MailReceivedEvent = {
     data: {
-        recipients?: string[] | undefined;
         address: string;
-        id: number;
-        uuid: string;
-        source: string;
-        metadata: string;
         created_at: string;
+        id: number;
         message_id: string;
+        metadata: string;
+        recipients?: string[] | undefined;
         seen: boolean;
+        source: string;
+        uuid: string;
     };
-    type: "mail.received";
     timestamp: string;
+    type: "mail.received";
 };
 export type MailsResponse = {
-    results: {
-        recipients?: string[] | undefined;
-        address: string;
-        id: number;
-        uuid: string;
-        source: string;
-        metadata: string;
-        created_at: string;
-        message_id: string;
-        seen: boolean;
-    }[];
     count: number;
+    results: {
+        address: string;
+        created_at: string;
+        id: number;
+        message_id: string;
+        metadata: string;
+        recipients?: string[] | undefined;
+        seen: boolean;
+        source: string;
+        uuid: string;
+    }[];
 };
 export type NewAddressResponse = {
     address: string;
     jwt: string;
 };
 export type ParsedAttachment = {
-    id: string;
-    size: number;
-    filename: string;
-    content_type: string;
     content_id: string | null;
+    content_type: string;
+    filename: string;
+    id: string;
     inline: boolean;
+    size: number;
 };
 export type ParsedMail = {
-    recipients?: string[] | undefined;
+    attachments: {
+        content_id: string | null;
+        content_type: string;
+        filename: string;
+        id: string;
+        inline: boolean;
+        size: number;
+    }[];
+    attachments_truncated: boolean;
     auth?: {
-        spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+        arc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
         dkim: {
             domain: string;
-            selector: string;
             result: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+            selector: string;
         }[];
         dmarc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
-        arc: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
+        spf: "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror";
     } | undefined;
-    id: number;
-    uuid: string;
-    created_at: string;
-    message_id: string;
-    seen: boolean;
-    subject: string;
-    from: {
-        address: string;
-        name: string;
-    };
-    to: {
-        address: string;
-        name: string;
-    }[];
     cc: {
         address: string;
         name: string;
     }[];
-    reply_to: {
+    codes: string[];
+    created_at: string;
+    date: string | null;
+    degraded: boolean;
+    from: {
         address: string;
         name: string;
-    }[];
-    date: string | null;
-    attachments: {
-        id: string;
-        size: number;
-        filename: string;
-        content_type: string;
-        content_id: string | null;
-        inline: boolean;
-    }[];
-    attachments_truncated: boolean;
-    codes: string[];
-    links: string[];
-    text: string;
-    html: string | null;
+    };
     headers: {
         name: string;
         value: string;
     }[];
     headers_truncated: boolean;
-    degraded: boolean;
+    html: string | null;
+    id: number;
+    links: string[];
+    message_id: string;
+    recipients?: string[] | undefined;
+    reply_to: {
+        address: string;
+        name: string;
+    }[];
+    seen: boolean;
+    subject: string;
+    text: string;
+    to: {
+        address: string;
+        name: string;
+    }[];
+    uuid: string;
 };
 export type PowChallenge = {
     algorithm: "SHA-256";
@@ -199,22 +199,8 @@ export type PowChallenge = {
 };
 export type SandboxInfo = {
     address: string;
-    id: number;
-    created_at: string;
-    name: string;
-    max_mails: number;
-    max_bytes: number;
-    retention_ms: number;
     chaos: {
         authentication?: {
-            errorCode: number;
-            probability: number;
-        } | undefined;
-        sender?: {
-            errorCode: number;
-            probability: number;
-        } | undefined;
-        recipient?: {
             errorCode: number;
             probability: number;
         } | undefined;
@@ -224,12 +210,26 @@ export type SandboxInfo = {
         } | undefined;
         delayMs?: number | undefined;
         disconnectProbability?: number | undefined;
+        recipient?: {
+            errorCode: number;
+            probability: number;
+        } | undefined;
+        sender?: {
+            errorCode: number;
+            probability: number;
+        } | undefined;
     };
+    created_at: string;
+    id: number;
+    max_bytes: number;
+    max_mails: number;
+    name: string;
+    retention_ms: number;
 };
 export type SandboxTokenResponse = {
     address: string;
-    name: string;
     jwt: string;
+    name: string;
 };
 export type SettingsResponse = {
     address: string;
@@ -240,33 +240,33 @@ export type Webhook = {
 };
 export type WebhookCreated = {
     created_at: string;
-    url: string;
     secret: string;
+    url: string;
 };
 export type WebhookDeliveriesResponse = {
     results: {
-        url: string;
-        webhook_id: string;
-        mail_uuid: string;
-        attempt: number;
         at: string;
-        outcome: "delivered" | "failed" | "gave_up";
-        status: number | null;
+        attempt: number;
         duration_ms: number;
         error: string | null;
+        mail_uuid: string;
         next_attempt_at: string | null;
+        outcome: "delivered" | "failed" | "gave_up";
+        status: number | null;
+        url: string;
+        webhook_id: string;
     }[];
 };
 export type WebhookDelivery = {
-    url: string;
-    webhook_id: string;
-    mail_uuid: string;
-    attempt: number;
     at: string;
-    outcome: "delivered" | "failed" | "gave_up";
-    status: number | null;
+    attempt: number;
     duration_ms: number;
     error: string | null;
+    mail_uuid: string;
     next_attempt_at: string | null;
+    outcome: "delivered" | "failed" | "gave_up";
+    status: number | null;
+    url: string;
+    webhook_id: string;
 };
 export type WebhookOutcome = "delivered" | "failed" | "gave_up";
