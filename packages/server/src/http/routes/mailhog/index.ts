@@ -19,6 +19,7 @@ import { parseSearchQuery, type ParsedSearch } from '../../../storage/search-que
 import type { MailSummary } from '../../../storage/store.js';
 import { routeOptions, sandboxHook, sandboxOf, type BasicAuth } from '../../basic-auth.js';
 import type { HttpDeps } from '../../deps.js';
+import { pageOf } from '../../query.js';
 import type { LargeAnswers } from '../../large-answers.js';
 import { rawBody, STREAM_RAW_BYTES } from '../../mail-answers.js';
 
@@ -31,18 +32,6 @@ export const MAX_MAILHOG_LIMIT = 250;
 const MAX_QUERY_CHARS = 1024;
 
 type Query = Record<string, unknown>;
-
-function integer(query: Query, key: string, fallback: number): number {
-  const v = query[key];
-  if (v === undefined || v === '') return fallback;
-  if (typeof v !== 'string' || !/^\d{1,15}$/.test(v)) throw badRequest(`${key} must be a whole number.`);
-  return Number(v);
-}
-
-function paging(request: FastifyRequest): { start: number; limit: number } {
-  const query = request.query as Query;
-  return { start: integer(query, 'start', 0), limit: Math.min(integer(query, 'limit', DEFAULT_LIMIT), MAX_MAILHOG_LIMIT) || DEFAULT_LIMIT };
-}
 
 /** MailHog's search (kind from, to or containing) as our parsed search. */
 export function mailhogSearch(kind: unknown, query: unknown): ParsedSearch {
@@ -109,7 +98,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
 
   fastify.get('/v2/messages', opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
-    const { start, limit } = paging(request);
+    const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_MAILHOG_LIMIT);
     const page = await mail.listMails(sandbox.addressId, limit, start);
     admitPage(request, reply, page.results);
     return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, start));
@@ -119,7 +108,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     const sandbox = sandboxOf(request);
     const query = request.query as Query;
     const search = mailhogSearch(query['kind'], query['query']);
-    const { start, limit } = paging(request);
+    const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_MAILHOG_LIMIT);
     const page = await store.searchMails(sandbox.addressId, search, limit, start);
     admitPage(request, reply, page.results);
     return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, start));

@@ -11,6 +11,7 @@ import type { ParsedSearch } from '../../../storage/search-query.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
 import type { MailpitRouteOptions } from './options.js';
 import { routeOptions, sandboxOf, sendJson, sendOk, withTags } from './respond.js';
+import { pageOf } from '../../query.js';
 
 /** Mailpit's default page. */
 const DEFAULT_LIMIT = 50;
@@ -22,18 +23,6 @@ export const MAX_IDS = 1000;
 export const MAX_SEARCH_CHANGES = 10_000;
 
 type Query = Record<string, unknown>;
-
-function integer(query: Query, key: string, fallback: number): number {
-  const v = query[key];
-  if (v === undefined || v === '') return fallback;
-  if (typeof v !== 'string' || !/^\d{1,15}$/.test(v)) throw badRequest(`${key} must be a whole number.`);
-  return Number(v);
-}
-
-function paging(request: FastifyRequest): { start: number; limit: number } {
-  const query = request.query as Query;
-  return { start: integer(query, 'start', 0), limit: Math.min(integer(query, 'limit', DEFAULT_LIMIT), MAX_LIMIT) || DEFAULT_LIMIT };
-}
 
 function stringParam(query: Query, key: string): string | undefined {
   const v = query[key];
@@ -75,7 +64,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
 
   fastify.get('/api/v1/messages', opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
-    const { start, limit } = paging(request);
+    const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_LIMIT);
     const [page, c] = await Promise.all([mail.listMails(sandbox.addressId, limit, start), counts(sandbox)]);
     const messages = (await withTags(store, sandbox, page.results)).map(listItem);
     return sendJson(reply, messageList({ total: page.count, unread: c.unread, matched: page.count, matchedUnread: c.unread, start, tags: c.tags, messages }));
@@ -84,7 +73,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
   fastify.get('/api/v1/search', opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const search = searchOf(request);
-    const { start, limit } = paging(request);
+    const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_LIMIT);
     const [found, matchedUnread, all, c] = await Promise.all([
       store.searchMails(sandbox.addressId, search, limit, start),
       store.searchMails(sandbox.addressId, unreadOf(search), 1, 0),
