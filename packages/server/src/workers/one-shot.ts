@@ -47,7 +47,8 @@ export async function runOneShot(url: URL, data: unknown, input: Buffer): Promis
   }
 }
 
-async function runWorker(url: URL, data: unknown, input: Buffer): Promise<Buffer> {
+/** One job in a worker of its own, outside the cap above (for callers bounded elsewhere: the mail.tm message view). */
+export async function runWorker(url: URL, data: unknown, input: Buffer): Promise<Buffer> {
   const worker = startModuleWorker(url, { workerData: data });
   try {
     return await new Promise<Buffer>((resolve, reject) => {
