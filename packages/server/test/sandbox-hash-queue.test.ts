@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { AppError } from '../src/domain/errors.js';
 import { MAX_QUEUED_PER_NETWORK } from '../src/domain/passwords.js';
 import { createFailureLock } from '../src/limits/failure-lock.js';
+import { prepareDecoy } from '../src/domain/passwords.js';
 import { createSandboxService } from '../src/sandboxes/service.js';
 import { openSqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 
@@ -30,6 +31,8 @@ test('wrong sandbox passwords at once from one network: past its share of the qu
     await sandboxes.put({ name: 'qa', password: 'right' });
     const total = 12;
     // Started in one tick: each reaches the queue before any hash (the thread pool's) ends.
+    // The service starts building the decoy hash; it holds a place in the queue until it is done.
+    await prepareDecoy();
     const results = await Promise.allSettled(Array.from({ length: total }, (_, i) => sandboxes.login('qa', 'wrong', `198.51.100.${i + 1}`)));
     const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as unknown);
     // Two hash at once (passwords.ts MAX_CONCURRENT), MAX_QUEUED_PER_NETWORK wait; the rest are refused.
