@@ -7,7 +7,7 @@
 //
 //   node --import tsx bench/src/run.ts --only=codes
 import { performance } from 'node:perf_hooks';
-import { buildMetadata, parseMessage } from '../../packages/server/dist/mail/metadata.js';
+import { buildMetadata, parseMessage } from '../../packages/server/dist/mail/parse/metadata.js';
 import { corpusFiles, expectations, readCorpusMail } from '../../packages/server/test/fixtures/codes-corpus/corpus.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 

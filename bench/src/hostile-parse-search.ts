@@ -129,7 +129,7 @@ async function parserStorm(): Promise<StormResult> {
   }
 }
 
-/** Words that each start with one of STARTS (as packages/server/test/search-load.test.ts seeds them). */
+/** Words that each start with one of STARTS (as packages/server/test/http/search/search-load.test.ts seeds them). */
 function searchTextOf(mail: number): string {
   const words: string[] = [];
   for (let i = 0; i < WORDS_PER_MAIL; i++) {

@@ -25,7 +25,7 @@ import pg from 'pg';
 import { openPostgresStore } from '../../../packages/server/dist/storage/postgres/postgres-store.js';
 import { openSqliteStore } from '../../../packages/server/dist/storage/sqlite/sqlite-store.js';
 import { indexWord, searchWords } from '../../../packages/server/dist/storage/search-words.js';
-import { buildMetadata, parseMessage } from '../../../packages/server/dist/mail/parse.js';
+import { buildMetadata, parseMessage } from '../../../packages/server/dist/mail/parse/parse.js';
 import { receivedHeader } from '../../../packages/server/dist/mail/received.js';
 import type { AddressRecord, NewMail, Store } from '../../../packages/server/dist/storage/store.js';
 import { smallMessage } from '../lib/messages.js';

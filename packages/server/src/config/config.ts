@@ -128,7 +128,7 @@ export interface Config {
   /** DNS_SERVERS for those checks, in node:dns setServers form; undefined: the system's. */
   dnsServers: string[] | undefined;
   parseThreads: number;
-  /** PARSE_VIEWS_PER_CLIENT: parsed views one client may have waiting or parsing at once (mail/parsed-views.ts). */
+  /** PARSE_VIEWS_PER_CLIENT: parsed views one client may have waiting or parsing at once (mail/parse/parsed-views.ts). */
   parseViewsPerClient: number;
   /** PARSE_VIEWS_WAITING: parsed views waiting or parsing at once, in all. */
   parseViewsWaiting: number;

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { AdminService } from '../admin/service.js';
 import type { Challenge } from '../challenge/challenge.js';
 import type { Config } from '../config/index.js';
-import type { EventBus } from '../mail/events.js';
+import type { EventBus } from '../mail/events/events.js';
 import type { MailService } from '../mail/service.js';
 import type { MailtmService } from '../mailtm/service.js';
 import type { Metrics } from '../observability/metrics.js';

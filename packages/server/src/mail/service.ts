@@ -12,12 +12,12 @@ import { PartsGoneError } from '../storage/parts.js';
 import type { ParsedSearch } from '../storage/search-query.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList } from '../blocks/block-list.js';
-import type { EventBus } from './events.js';
-import type { MailAuthenticator } from './auth.js';
-import type { MessageParser } from './parse.js';
+import type { EventBus } from './events/events.js';
+import type { MailAuthenticator } from './auth/auth.js';
+import type { MessageParser } from './parse/parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
-import { createParsedViews, type ParsedViewLimits } from './parsed-views.js';
+import { createParsedViews, type ParsedViewLimits } from './parse/parsed-views.js';
 
 /** An address mail can be delivered to, as resolveRecipient found it. */
 export interface Recipient extends AddressRecord {
@@ -64,7 +64,7 @@ export interface AuthenticatedAddress extends AddressRecord {
   mailSetVersion: string | undefined;
 }
 
-export type { ParsedMailView } from './parsed-views.js';
+export type { ParsedMailView } from './parse/parsed-views.js';
 
 export interface DeliveredMail {
   addressId: number;
@@ -84,7 +84,7 @@ export interface MailServiceOptions {
   parser: MessageParser;
   /** Parsed views waiting or parsing at once, per client and in all (PARSE_VIEWS_PER_CLIENT, PARSE_VIEWS_WAITING). */
   parsedViews?: ParsedViewLimits;
-  /** A parse outcome that could not be kept (mail/parsed-views.ts). */
+  /** A parse outcome that could not be kept (mail/parse/parsed-views.ts). */
   onKeepError?: (err: unknown) => void;
   /** SPF, DKIM, DMARC and ARC verdicts of each message, off the event loop (AUTH_CHECKS; absent: none are stored). */
   authenticator?: MailAuthenticator | undefined;

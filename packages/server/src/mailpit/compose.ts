@@ -5,7 +5,7 @@
 // line breaks and control characters, so a request cannot add a header of its own making.
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../domain/errors.js';
-import { cleanTag } from '../mail/metadata.js';
+import { cleanTag } from '../mail/parse/metadata.js';
 
 /** Addresses of To, Cc, Bcc and ReplyTo together at most. */
 export const MAX_SEND_ADDRESSES = 1000;
@@ -136,7 +136,7 @@ function attachmentPart(a: Attachment): string {
   return `${headers.join('\r\n')}\r\n\r\n${base64Lines(a.content)}`;
 }
 
-/** Mailpit's tag rule, as a received message's X-Tags are cleaned (mail/metadata.ts). */
+/** Mailpit's tag rule, as a received message's X-Tags are cleaned (mail/parse/metadata.ts). */
 export { cleanTag };
 
 /** The tags of a request (Tags of /send and PUT /api/v1/tags), cleaned and without repeats (case-insensitively). */

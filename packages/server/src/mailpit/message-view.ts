@@ -1,5 +1,5 @@
 // What the Mailpit-compatible API answers from a mail's parsed view (the JSON the parser's
-// worker serialised, mail/parsed-view.ts): the message summary, its headers, or the HTML
+// worker serialised, mail/parse/parsed-view.ts): the message summary, its headers, or the HTML
 // or text that /view/{ID}.html and .txt render. A view holds the whole text and HTML, up to
 // about twice the message: one up to INLINE_BYTES is reshaped on the event loop (a fraction
 // of a millisecond), a larger one in a worker thread of its own (message-worker.ts).

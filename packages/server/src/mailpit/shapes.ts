@@ -4,7 +4,7 @@
 // (and its parsed view) to Mailpit's JSON: no I/O, so that the worker that reshapes a
 // large message (summary-worker.ts) uses them too.
 import type { Mailbox, MailMetadata, ParsedAttachment, ParsedMailContent } from '@temp-inbox/api';
-import type { StoredMetadata } from '../mail/metadata.js';
+import type { StoredMetadata } from '../mail/parse/metadata.js';
 import type { ChaosConfig } from '../sandboxes/types.js';
 
 /** A stored mail as the presenters need it. */

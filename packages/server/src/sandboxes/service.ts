@@ -10,7 +10,7 @@ import type { FailureLock } from '../limits/failure-lock.js';
 import { badRequest } from '../domain/errors.js';
 import { hashPassword, MAX_PASSWORD_CHARS, prepareDecoy, verifyPassword } from '../domain/passwords.js';
 import { SANDBOX_DOMAIN, SANDBOX_NAME_RULE, sandboxName, sandboxPasswordProblem } from '../domain/sandboxes.js';
-import type { EventBus } from '../mail/events.js';
+import type { EventBus } from '../mail/events/events.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
 import type { ReceivedTrace } from '../mail/received.js';
 import type { MailService } from '../mail/service.js';

@@ -234,7 +234,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
       if (body === undefined) {
         const parsed = await mail.readParsed(address.id, request.params.uuid, clientKey(request.ip));
         body = parsedMailBody(parsed.mail, parsed.content);
-        // A degraded view is kept with the mail too (mail/parsed-views.ts): it is the mail's view from now on.
+        // A degraded view is kept with the mail too (mail/parse/parsed-views.ts): it is the mail's view from now on.
         if (version !== undefined) cache.set(key, version, body);
       }
       return reply.type(JSON_TYPE).send(body);

@@ -2,15 +2,15 @@
 // - GET /api/events: a Server-Sent Events stream of one address's mail events;
 // - GET /api/mails/wait: a long poll that answers as soon as the address has mail
 //   newer than `since`, or 204 when `timeout` passes first.
-// Both hear of mail committed on any node (mail/events.ts) and never replace
+// Both hear of mail committed on any node (mail/events/events.ts) and never replace
 // GET /api/mails, which stays the source of truth. Both take the filters `from`, `to`
-// and `subject` (mail/filter.ts): other mail neither answers a wait nor is streamed.
+// and `subject` (mail/events/filter.ts): other mail neither answers a wait nor is streamed.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { EventsQuery, MailsResponse, MAX_FILTER_CHARS, Paths, WaitQuery } from '@temp-inbox/api';
 import { unauthorized } from '../../domain/errors.js';
-import type { InboxEvent } from '../../mail/events.js';
-import { mailFilter, type MailFilter } from '../../mail/filter.js';
+import type { InboxEvent } from '../../mail/events/events.js';
+import { mailFilter, type MailFilter } from '../../mail/events/filter.js';
 import type { MailSummary } from '../../storage/store.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate, credentialOf } from '../auth.js';

@@ -3,13 +3,13 @@
 // account's token. Server-Sent Events whose data is the changed resource in JSON-LD: a
 // Message when one arrives, is marked read or unread, or is deleted (isDeleted: true),
 // and the Account (isDeleted: true) when the address is deleted, which ends the stream.
-// Built on the event bus (mail/events.ts) like GET /api/events, counted against the same
+// Built on the event bus (mail/events/events.ts) like GET /api/events, counted against the same
 // caps (stream-admission.ts), checked again at each EVENTS_HEARTBEAT.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../../domain/errors.js';
 import { openEventStream, RECONNECT_MS } from '../../event-stream.js';
-import type { InboxEvent } from '../../../mail/events.js';
+import type { InboxEvent } from '../../../mail/events/events.js';
 import { accountIri, messageItem, messageIri, resource, timestamp } from '../../../mailtm/shapes.js';
 import type { MailtmRouteOptions } from './options.js';
 import { stored } from './messages.js';

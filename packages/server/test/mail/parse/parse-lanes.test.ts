@@ -1,0 +1,215 @@
+// Who goes next to the parser's threads (mail/parse/parse-lanes.ts): small and large
+// messages wait in lanes of their own and take turns, so small mail waits for at most
+// one large parse, and large mail is never starved by a stream of small mail.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createParseLanes, type Lane, type ParseLanes } from '../../../src/mail/parse/parse-lanes.js';
+
+/**
+ * Tasks that wait in `lanes` (name, lane, client), each noting its name in `order` when it
+ * gets a thread and giving the thread back in a later turn, as a parse does.
+ */
+function queue(lanes: ParseLanes, order: string[], tasks: [name: string, lane: Lane, client?: string][]): Promise<void>[] {
+  const never = new AbortController().signal;
+  return tasks.map(async ([name, lane, client]) => {
+    const leave = (await lanes.enter(lane, never, client))!;
+    order.push(name);
+    await new Promise((r) => setImmediate(r));
+    leave();
+  });
+}
+
+describe('parser lanes', () => {
+  it('with one thread, a small task waiting behind large ones goes right after the running one', async () => {
+    const lanes = createParseLanes(1);
+    const order: string[] = [];
+    const never = new AbortController().signal;
+    const running = (await lanes.enter('large', never))!;
+    const tasks = queue(lanes, order, [
+      ['L2', 'large'],
+      ['L3', 'large'],
+      ['S1', 'small'],
+      ['S2', 'small'],
+    ]);
+    assert.deepEqual(lanes.waiting(), { small: 2, large: 2 });
+    running();
+    await Promise.all(tasks);
+    assert.deepEqual(order, ['S1', 'L2', 'S2', 'L3']);
+  });
+
+  it('large tasks still go every other time however much small work keeps arriving', async () => {
+    const lanes = createParseLanes(1);
+    const order: Lane[] = [];
+    const never = new AbortController().signal;
+    const first = (await lanes.enter('small', never))!;
+    const enter = (lane: Lane) =>
+      lanes.enter(lane, never).then(async (leave) => {
+        order.push(lane);
+        // A small task brings another small one with it, as a steady stream of mail would.
+        if (lane === 'small' && order.length < 20) void enter('small');
+        await new Promise((r) => setImmediate(r));
+        leave!();
+      });
+    const large = [enter('large'), enter('large'), enter('large')];
+    void enter('small');
+    first();
+    await Promise.all(large);
+    assert.deepEqual(order.slice(0, 6), ['large', 'small', 'large', 'small', 'large', 'small']);
+  });
+
+  it('within a lane the client given a thread least recently goes next, each client\'s tasks in order', async () => {
+    const lanes = createParseLanes(1);
+    const order: string[] = [];
+    const never = new AbortController().signal;
+    const running = (await lanes.enter('large', never, 'a'))!;
+    const tasks = queue(lanes, order, [
+      ['a2', 'large', 'a'],
+      ['a3', 'large', 'a'],
+      ['a4', 'large', 'a'],
+      ['b1', 'large', 'b'],
+      ['c1', 'large', 'c'],
+      ['b2', 'large', 'b'],
+    ]);
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 6 });
+    running();
+    await Promise.all(tasks);
+    // One client queued three before the others came: they wait for the one it had running, not for all.
+    assert.deepEqual(order, ['b1', 'c1', 'a2', 'b2', 'a3', 'a4']);
+  });
+
+  it('an aborted wait leaves its client\'s turn to the others; close answers every client', async () => {
+    const lanes = createParseLanes(1);
+    const never = new AbortController().signal;
+    const running = (await lanes.enter('large', never, 'a'))!;
+    const abort = new AbortController();
+    const gone = lanes.enter('large', abort.signal, 'b');
+    const a2 = lanes.enter('large', never, 'a');
+    const c1 = lanes.enter('large', never, 'c');
+    abort.abort();
+    assert.equal(await gone, undefined, 'the aborted wait got no thread');
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 2 });
+    running();
+    // b's turn went with its wait: c, which had no thread yet, goes before a's second task.
+    const leave = await c1;
+    assert.equal(typeof leave, 'function');
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 1 });
+    lanes.close();
+    assert.equal(await a2, undefined, 'closed: the waiting client is answered without a thread');
+    leave!();
+  });
+
+  it('takes as many tasks at once as it has threads, and no more', async () => {
+    const lanes = createParseLanes(2);
+    const never = new AbortController().signal;
+    const a = (await lanes.enter('large', never))!;
+    const b = (await lanes.enter('small', never))!;
+    let third = false;
+    const c = lanes.enter('small', never).then((leave) => {
+      third = true;
+      return leave!;
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(third, false, 'both threads busy');
+    a();
+    a(); // a second call gives nothing back twice
+    (await c)();
+    assert.equal(third, true);
+    b();
+    const d = await lanes.enter('large', never);
+    const e = await lanes.enter('large', never);
+    assert.ok(d && e, 'two free threads again');
+  });
+
+  it('a task whose wait is aborted leaves its lane without a thread; close answers every waiting task', async () => {
+    const lanes = createParseLanes(1);
+    const never = new AbortController().signal;
+    const held = (await lanes.enter('large', never))!;
+    const abort = new AbortController();
+    const gaveUp = lanes.enter('small', abort.signal);
+    const waiting = lanes.enter('large', never);
+    abort.abort();
+    assert.equal(await gaveUp, undefined);
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 1 });
+    lanes.close();
+    assert.equal(await waiting, undefined);
+    assert.equal(await lanes.enter('small', never), undefined, 'nothing is given after close');
+    held();
+  });
+});
+
+describe('parser lanes with a spare thread', () => {
+  it('a small task takes the spare while a large one runs; a large task never does', async () => {
+    const lanes = createParseLanes(1, 1);
+    const never = new AbortController().signal;
+    const large = (await lanes.enter('large', never))!;
+    let secondLarge = false;
+    const waitingLarge = lanes.enter('large', never).then((leave) => ((secondLarge = true), leave!));
+    const small = await lanes.enter('small', never);
+    assert.ok(small, 'the spare thread, at once');
+    let thirdSmall = false;
+    const waitingSmall = lanes.enter('small', never).then((leave) => ((thirdSmall = true), leave!));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(secondLarge, false, 'a large task does not take the spare');
+    assert.equal(thirdSmall, false, 'one spare, not more');
+    small!();
+    (await waitingSmall)();
+    large();
+    (await waitingLarge)();
+    assert.equal(secondLarge, true);
+  });
+
+  it('without a large task running, small tasks have only the regular threads', async () => {
+    const lanes = createParseLanes(1, 1);
+    const never = new AbortController().signal;
+    const first = (await lanes.enter('small', never))!;
+    let second = false;
+    const next = lanes.enter('small', never).then((leave) => ((second = true), leave!));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(second, false);
+    first();
+    (await next)();
+    assert.equal(second, true);
+  });
+});
+
+describe('parser lanes: the spare only for a slow large task', () => {
+  // Node's timers are mocked (node:test's mock.timers): the spare's timer fires when the
+  // test moves the clock, so "not before 60 ms" and "at 60 ms" are exact.
+  /** Lets granted tasks' promise callbacks run (setImmediate is not mocked). */
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('small tasks get the spare once a large task has held its thread for spareAfterMs, not before', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const lanes = createParseLanes(1, 1, 60);
+    const never = new AbortController().signal;
+    const large = (await lanes.enter('large', never))!;
+    let granted = false;
+    const small = lanes.enter('small', never).then((leave) => ((granted = true), leave!));
+    t.mock.timers.tick(59);
+    await settle();
+    assert.equal(granted, false, 'no spare for a large task that has run 59 ms');
+    t.mock.timers.tick(1);
+    await settle();
+    assert.equal(granted, true, 'the spare at 60 ms');
+    (await small)();
+    large();
+  });
+
+  it('a large task that ends quickly opens no spare: small tasks then share the regular thread', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const lanes = createParseLanes(1, 1, 60);
+    const never = new AbortController().signal;
+    const large = (await lanes.enter('large', never))!;
+    const first = lanes.enter('small', never);
+    large();
+    const firstLeave = (await first)!;
+    let second = false;
+    const next = lanes.enter('small', never).then((l) => ((second = true), l!));
+    t.mock.timers.tick(1000);
+    await settle();
+    assert.equal(second, false, 'no large task runs: no spare');
+    firstLeave();
+    (await next)();
+    assert.equal(second, true);
+  });
+});
