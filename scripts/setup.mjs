@@ -97,7 +97,7 @@ export function setup({ force = false, scope = 'all' } = {}) {
   }
   step(what, ['install', '--no-audit', '--no-fund', '--loglevel=error', ...(service ? SERVICE_WORKSPACES.flatMap((w) => ['-w', w]) : [])]);
   if (service) {
-    step('building the api and server packages (TypeScript)', ['exec', '--', 'tsc', '-b', 'packages/api', 'packages/server']);
+    step('building the api and server packages (TypeScript, and the server\'s SQL migrations)', ['run', 'build', '-w', '@temp-inbox/server']);
     step('building the web UI (Vite)', ['run', 'build', '-w', '@temp-inbox/web']);
   } else {
     step('building every package (TypeScript, the client SDK, the web UI)', ['run', 'build']);

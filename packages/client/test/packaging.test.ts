@@ -121,7 +121,7 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     const client = packed.find((p) => p.name === '@temp-inbox/client')!.files.map((f) => f.path);
     for (const f of ['dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/playwright.js', 'dist/cjs/playwright.js', 'dist/cli.js', 'bin/temp-inbox.js']) assert.ok(client.includes(f), `the client tarball lacks ${f}`);
     const server = packed.find((p) => p.name === '@temp-inbox/server')!.files.map((f) => f.path);
-    for (const f of ['dist/main.js', 'dist/start-temp-inbox.js', 'dist/mail/parse/parse-worker.js']) assert.ok(server.includes(f), `the server tarball lacks ${f}`);
+    for (const f of ['dist/main.js', 'dist/start-temp-inbox.js', 'dist/mail/parse/parse-worker.js', 'dist/storage/sqlite/migrations/0001_init.sql', 'dist/storage/postgres/migrations/0001_init.sql']) assert.ok(server.includes(f), `the server tarball lacks ${f}`);
   });
 
   it('ESM import and CJS require of the client (and its playwright entry); the client, installed alone, loads nothing but itself', async (t) => {

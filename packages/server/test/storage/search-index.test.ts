@@ -1,7 +1,7 @@
 // The search index as an older server left it is migrated to per-address words
-// (docs/decisions.md "Search"): SQLite v11 reads v6's words back from the contentless
-// FTS5 index (fts5vocab) and writes them anew, PostgreSQL v9 rewrites each tsvector's
-// lexemes; afterwards the same searches find the same mail, another address's mail is
+// (docs/decisions.md "Search"): migration 0011 reads SQLite's words (0006) back from the
+// contentless FTS5 index (fts5vocab) and writes them anew, and rewrites each PostgreSQL
+// tsvector's lexemes; afterwards the same searches find the same mail, another address's mail is
 // not found, deleted mail is not counted, and new mail is indexed the new way.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,17 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openPostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import { MIGRATIONS as PG_MIGRATIONS } from '../../src/storage/postgres/migrations.js';
-import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
+import { postgresMigrations } from '../../src/storage/postgres/migrate.js';
+import { sqliteMigrations } from '../../src/storage/sqlite/migrate.js';
 import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { PG_URL, skipUnless } from '../helpers/services.js';
 
 const pgSkip = await skipUnless('postgres');
 
-/** Version of each backend's schema before the per-address words. */
-const SQLITE_BEFORE = 10;
-const PG_BEFORE = 8;
+/** The schema version before the per-address words (0011), on either backend. */
+const BEFORE = 10;
 
 const TEXTS = ['Your verification code is 482913', 'Your order has shipped', 'Newsletter about nothing'];
 
@@ -47,16 +46,16 @@ async function assertSearches(store: Store): Promise<void> {
 }
 
 describe('search index migration', () => {
-  it(`sqlite: v${SQLITE_BEFORE}'s index is migrated to per-address words`, async () => {
+  it(`sqlite: v${BEFORE}'s index is migrated to per-address words`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-search-index-'));
     const file = join(dir, 'x.sqlite');
     try {
       const db = new Database(file);
-      for (let v = 0; v < SQLITE_BEFORE; v++) db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${SQLITE_BEFORE}`);
+      for (const m of sqliteMigrations().slice(0, BEFORE)) db.exec(m.sql);
+      db.pragma(`user_version = ${BEFORE}`);
       db.prepare("INSERT INTO addresses (address, created_at) VALUES ('one@example.com', 1), ('two@example.com', 1)").run();
       const mail = db.prepare("INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at, deleted_at) VALUES (?, ?, '', '', '', '{}', x'00', ?, ?)");
-      // As v6 indexed them: the address's word, then the words.
+      // As 0006 indexed them: the address's word, then the words.
       const index = db.prepare('INSERT INTO mail_search (rowid, words) VALUES (?, ?)');
       const rows: [string, number, string, number | null][] = [
         ['m-1', 1, TEXTS[0]!, null],
@@ -80,16 +79,16 @@ describe('search index migration', () => {
     }
   });
 
-  it(`postgres: v${PG_BEFORE}'s tsvectors are migrated to per-address lexemes`, { skip: pgSkip }, async () => {
+  it(`postgres: v${BEFORE}'s tsvectors are migrated to per-address lexemes`, { skip: pgSkip }, async () => {
     const schema = `t_${process.pid}_search_index_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: PG_URL });
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA "${schema}"; SET search_path TO "${schema}"`);
-      await admin.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-      for (let v = 0; v < PG_BEFORE; v++) {
-        await admin.query(PG_MIGRATIONS[v]!);
-        await admin.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, 0)', [v + 1]);
+      await admin.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+      for (const m of postgresMigrations().slice(0, BEFORE)) {
+        await admin.query(m.sql);
+        await admin.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 0)', [m.version, m.name]);
       }
       await admin.query("INSERT INTO addresses (address, created_at) VALUES ('one@example.com', 1), ('two@example.com', 1)");
       const rows: [string, number, string, number | null][] = [
@@ -98,7 +97,7 @@ describe('search index migration', () => {
         ['m-3', 1, TEXTS[2]!, null],
         ['m-4', 2, 'Another address', null],
       ];
-      // As v4 indexed them: to_tsvector('simple', the words).
+      // As 0006 indexed them: to_tsvector('simple', the words).
       for (const [uuid, addressId, text, deletedAt] of rows) {
         await admin.query(
           "INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at, deleted_at, search) VALUES ($1, $2, '', '', '', '{}', '\\x00', $3, $4, to_tsvector('simple', $5))",

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { newMail, storeContract } from '../helpers/store-contract.js';
 import { postgresStoreInOwnSchema } from '../helpers/pg-store.js';
 import { openPostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import { MIGRATIONS } from '../../src/storage/sqlite/migrations.js';
+import { sqliteMigrations } from '../../src/storage/sqlite/migrate.js';
 import { openSqliteStore, RAW_PART_BYTES } from '../../src/storage/sqlite/sqlite-store.js';
 import { PG_URL, skipUnless } from '../helpers/services.js';
 import { countGarbage, GARBAGE_BYTES } from '../../src/memory/young-garbage.js';
@@ -295,7 +295,7 @@ describe('sqlite: large messages are stored in parts', () => {
       // Rebuild the file at version 1 with one mail, as an older server left it.
       rmSync(file);
       const db = new Database(file);
-      db.exec(MIGRATIONS[0]!);
+      db.exec(sqliteMigrations()[0]!.sql);
       db.pragma('user_version = 1');
       db.prepare("INSERT INTO addresses (address, created_at) VALUES ('old@example.com', 1)").run();
       db.prepare("INSERT INTO mails (uuid, address_id, address, source, message_id, metadata, raw, created_at) VALUES ('u-1', 1, 'old@example.com', '', '', '{}', ?, 1)").run(Buffer.from('Subject: old\r\n\r\nx\r\n'));

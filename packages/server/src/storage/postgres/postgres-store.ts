@@ -5,7 +5,7 @@
 // strings and are converted to numbers here.
 import pg from 'pg';
 import { DAY_MS, type AddressRecord, type MailBody, type MailEnvelope, type MailSummary, type PurgeResult, type SessionAddressRecord, type Store } from '../store.js';
-import { MIGRATIONS } from './migrations.js';
+import { migrate, quoteIdent } from './migrate.js';
 import { MAIL_DAY_SHARDS, postgresOperatorStore } from './postgres-operator.js';
 import { postgresParseOutcomeStore } from './postgres-parse-outcomes.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
@@ -58,11 +58,6 @@ const toSummary = (r: MailRow): MailSummary => ({
   ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}),
 });
 
-/** Double-quotes an SQL identifier. */
-const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-// First key of the two-key advisory lock taken while migrating ("ti" + "mg").
-const MIGRATION_LOCK = 0x74696d67;
 // First key of the two-key advisory lock that orders one address's deliveries ("ti" + "ml").
 const MAIL_ORDER_LOCK = 0x74696d6c;
 
@@ -479,33 +474,4 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
       await pool.end();
     },
   };
-}
-
-async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    // Two nodes starting at once: the second waits here, then finds the work done.
-    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema ?? '']);
-    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-    const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations');
-    const version = rows[0]!.v;
-    if (version > MIGRATIONS.length) {
-      throw new Error(`The database schema (version ${version}) is newer than this server understands (${MIGRATIONS.length}).`);
-    }
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      await client.query(MIGRATIONS[v]!);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [v + 1, Date.now()]);
-    }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-      broken = rollbackErr;
-    });
-    throw err;
-  } finally {
-    client.release(broken);
-  }
 }

@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DAY_MS, type AddressRecord, type MailBody, type MailEnvelope, type MailRecord, type MailSummary, type NewMail, type PurgeResult, type SessionAddressRecord, type SessionRecord, type Store } from '../store.js';
 import { startCheckpointer } from './checkpointer.js';
-import { MIGRATIONS } from './migrations.js';
+import { migrate } from './migrate.js';
 import { sqliteOperatorStore } from './sqlite-operator.js';
 import { sqliteParseOutcomeStore } from './sqlite-parse-outcomes.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
@@ -17,7 +17,6 @@ import { sqliteTagStore } from './sqlite-tags.js';
 import { sqliteWebhookQueue, sqliteWebhookStore } from './sqlite-webhooks.js';
 import { createWalSync } from './wal-sync.js';
 import { SEARCH_BUDGET_MS, searchOverBudget, toParsedSearch, type ParsedSearch } from '../search-query.js';
-import { restoreSearchIndex } from './portable-search.js';
 import { createSearchQueue } from './search-queue.js';
 import { BUDGET_SPENT, createSearcher } from './search-sql.js';
 import { startSearchThread } from './search-thread.js';
@@ -483,22 +482,6 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
       db.close();
     },
   };
-}
-
-function migrate(db: Database.Database): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > MIGRATIONS.length) {
-    throw new Error(`The database schema (version ${version}) is newer than this server understands (${MIGRATIONS.length}).`);
-  }
-  db.transaction(() => {
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
-    }
-  })();
-  // A file restored from a backup carries its words in search_pending, not in an index
-  // (portable-search.ts): the index is made again and the search queue fills it.
-  restoreSearchIndex(db);
 }
 
 export type { SessionRecord, MailRecord };

@@ -1,0 +1,1 @@
+-- No-op on PostgreSQL: its mail kept the whole message in mails.raw until 0004_bodies.sql; SQLite's mail_raw_parts never existed here.

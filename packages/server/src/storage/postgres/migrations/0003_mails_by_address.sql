@@ -1,0 +1,1 @@
+-- No-op on PostgreSQL: it kept mails_live_by_address (a partial index) and mails_address; only SQLite merged them.

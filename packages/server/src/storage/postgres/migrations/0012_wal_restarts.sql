@@ -1,0 +1,1 @@
+-- No-op on PostgreSQL: wal_restarts counts SQLite's WAL restarts for its checkpointing thread; PostgreSQL has no such WAL.

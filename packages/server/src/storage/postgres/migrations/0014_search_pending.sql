@@ -1,0 +1,1 @@
+-- No-op on PostgreSQL: a mail's words are indexed in its own INSERT (mails.search), so there is no queue of words to index.
