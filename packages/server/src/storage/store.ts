@@ -368,9 +368,8 @@ export interface TagStore {
   deleteTag(addressId: number, tag: string): Promise<number>;
 }
 
-export interface Store extends OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, SandboxStore, TagStore {
-  readonly kind: string;
-
+/** Addresses: created, claimed, looked up and deleted (with their mail and memberships). */
+export interface AddressStore {
   /**
    * Creates an address; undefined when a live address already has that name. An
    * `unclaimed` one (made by the catch-all on first mail) can be claimed once.
@@ -382,7 +381,10 @@ export interface Store extends OperatorStore, WebhookStore, PasswordStore, Parse
   findAddress(address: string): Promise<AddressRecord | undefined>;
   /** Removes an address, all its mail and its session memberships. */
   deleteAddress(id: number): Promise<boolean>;
+}
 
+/** The mail of addresses: stored (with its webhook deliveries), listed, searched, read and deleted. */
+export interface MailStore {
   /**
    * Stores the mails in one transaction and resolves with their ids after it commits.
    * One address's mails commit in increasing id order, whoever delivers them, so
@@ -421,7 +423,10 @@ export interface Store extends OperatorStore, WebhookStore, PasswordStore, Parse
    */
   setSeen(addressId: number, uuid: string, seen: boolean): Promise<MailSummary | undefined>;
   clearMails(addressId: number): Promise<number>;
+}
 
+/** Browser sessions and the addresses each holds. */
+export interface SessionStore {
   createSession(id: string, createdAt: number): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
   /**
@@ -433,13 +438,24 @@ export interface Store extends OperatorStore, WebhookStore, PasswordStore, Parse
   /** Moves a session to a new id (the old one stops existing), sets its active address and renews it. */
   rotateSession(oldId: string, newId: string, activeAddressId: number, renewedAt: number): Promise<boolean>;
   deleteSession(id: string): Promise<boolean>;
+}
 
+/** Retention: what is past its time is removed. */
+export interface PurgeStore {
   /**
    * Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted
    * mail and sessions older than sessionBefore. A sandbox's address is never purged, and its
    * mail only past the sandbox's own retention counted back from `now` (when given).
    */
   purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number; now?: number }): Promise<PurgeResult>;
+}
+
+/**
+ * Everything a backend implements: the roles above and the connection itself. A caller
+ * that needs one role takes that interface (a Store is each of them).
+ */
+export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, SandboxStore, TagStore {
+  readonly kind: string;
 
   /**
    * A number that changes whenever another connection (another process) has

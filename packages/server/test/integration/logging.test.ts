@@ -19,8 +19,24 @@ function capture(level = 'info') {
   return { lines, logger };
 }
 
-/** Lines are written when a response has finished; give the event loop a turn. */
-const settle = () => new Promise((r) => setTimeout(r, 50));
+type Lines = Line[];
+
+/** Until the line of request `id` (and `msg`, when given) is written: lines are written once a response has finished, not before the client reads it. */
+async function lineOf(lines: Lines, id: string | null, msg?: string): Promise<Line> {
+  const match = (l: Line) => l.reqId === id && (msg === undefined || l.msg === msg);
+  await until(`the log line of request ${id}${msg ? ` (${msg})` : ''}`, () => lines.some(match));
+  return lines.find(match)!;
+}
+
+/**
+ * A later request that is logged at info (a 401), until its line is written: lines are
+ * written in completion order, so every line of an earlier request is written by then.
+ */
+async function barrier(server: TestServer, lines: Lines): Promise<void> {
+  const res = await client(server)('/api/settings');
+  assert.equal(res.status, 401);
+  await lineOf(lines, res.headers.get('x-request-id'));
+}
 
 describe('logging: access lines', () => {
   const debug = capture('debug');
@@ -41,7 +57,7 @@ describe('logging: access lines', () => {
     const res = await client(atDebug)('/api/mails?limit=5&offset=0', { jwt });
     assert.equal(res.status, 200);
     const id = res.headers.get('x-request-id');
-    await settle();
+    await barrier(atDebug, debug.lines);
     const mine = debug.lines.filter((l) => l.reqId === id);
     assert.equal(mine.length, 1, JSON.stringify(mine));
     const line = mine[0]!;
@@ -62,7 +78,9 @@ describe('logging: access lines', () => {
     assert.equal(ok.status, 200);
     const denied = await client(atInfo)('/api/settings');
     assert.equal(denied.status, 401);
-    await settle();
+    // The denied request's line comes after any the poll before it would have left.
+    await lineOf(info.lines, denied.headers.get('x-request-id'));
+    await barrier(atInfo, info.lines);
     assert.equal(info.lines.filter((l) => l.reqId === ok.headers.get('x-request-id')).length, 0);
     const mine = info.lines.filter((l) => l.reqId === denied.headers.get('x-request-id'));
     assert.equal(mine.length, 1, JSON.stringify(mine));
@@ -97,7 +115,7 @@ describe('logging: access lines', () => {
       `&session_id=${secrets[3]}&access_token=${secrets[2]}&cf_token=${secrets[4]}&%70assword=${secrets[1]}&q=plain`;
     const res = await client(atInfo)(url);
     assert.equal(res.status, 401);
-    await settle();
+    await barrier(atInfo, info.lines);
     const mine = info.lines.filter((l) => l.reqId === res.headers.get('x-request-id'));
     assert.equal(mine.length, 1, JSON.stringify(mine));
     assert.equal(
@@ -122,18 +140,16 @@ describe('logging: a server error', () => {
       const id = res.headers.get('x-request-id') ?? '';
       assert.match(res.text, new RegExp(`request id ${id}`));
       assert.doesNotMatch(res.text, /at .*\.(js|ts):\d+/, 'no stack trace reaches the client');
-      await settle();
+      const failed = await lineOf(lines, id, 'request failed');
+      await until('the access line of the failed request', () => lines.some((l) => l.reqId === id && l.status === 500));
       const mine = lines.filter((l) => l.reqId === id);
-      const failed = mine.find((l) => l.msg === 'request failed');
-      assert.ok(failed, `an error line with the request id: ${JSON.stringify(mine)}`);
       assert.equal(failed.level, 50);
       assert.ok((failed['err'] as { stack?: string } | undefined)?.stack, 'the error line keeps the stack for the operator');
       assert.ok(mine.some((l) => l.level >= 40 && l.status === 500), `an access line at warn or above: ${JSON.stringify(mine)}`);
 
       const health = await client(server)('/health_check');
       assert.equal(health.status, 503);
-      await settle();
-      assert.ok(lines.some((l) => l.reqId === health.headers.get('x-request-id') && l.msg === 'health check failed'));
+      assert.equal((await lineOf(lines, health.headers.get('x-request-id'), 'health check failed')).msg, 'health check failed');
     } finally {
       await server.close().catch(() => undefined);
     }
