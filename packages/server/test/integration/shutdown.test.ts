@@ -63,8 +63,9 @@ describe('graceful shutdown', () => {
     const cut = raw.indexOf('second half');
     smtp.write(raw.slice(0, cut));
 
+    // stop() closes the SMTP listener before its first await (the receiver is the first thing
+    // it closes): from here on a connection is refused, with no time to wait out.
     const stopping = stop(server);
-    await new Promise((r) => setTimeout(r, 100));
     await refusedConnection(server.smtpPort);
     // HTTP is still served while SMTP drains.
     assert.equal((await client(server)('/health_check')).status, 200);
@@ -94,7 +95,7 @@ describe('graceful shutdown', () => {
     const waiting = request(server.httpUrl, '/api/mails/wait?timeout=60', { jwt: other.jwt });
     const stalled = await openData(server.smtpPort, address);
     stalled.write('Message-ID: <stalled@shutdown.test>\r\nSubject: never finished\r\n\r\nhalf a body\r\n');
-    await new Promise((r) => setTimeout(r, 100));
+    // In DATA since its 354 (openData): the half message is mid-DATA whenever its bytes arrive.
 
     const stopping = stop(server);
     const ended = await stalled.reply(CLOSE_TIMEOUT_MS + 3_000);
@@ -113,8 +114,8 @@ describe('graceful shutdown', () => {
     const server = await start();
     const idle = await SmtpClient.connect(server.smtpPort);
     await idle.script([['EHLO client.test', 250]]);
+    // The receiver is closing as soon as stop() returns (its close is called before any await).
     const stopping = stop(server);
-    await new Promise((r) => setTimeout(r, 100));
     assert.equal((await idle.command('NOOP')).text, '421 4.4.2 Server shutting down\r\n');
     await assert.rejects(idle.reply(2_000), /closed/);
     const took = await stopping.done;
