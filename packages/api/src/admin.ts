@@ -3,16 +3,6 @@
 // `Authorization: Bearer <ADMIN_TOKEN>`; errors are plain text like the rest of the API.
 import { Type, type Static } from '@sinclair/typebox';
 
-export const AdminPaths = {
-  addresses: '/api/admin/addresses',
-  address: '/api/admin/addresses/:id',
-  addressMails: '/api/admin/addresses/:id/mails',
-  addressMail: '/api/admin/addresses/:id/mails/:uuid',
-  blocks: '/api/admin/blocks',
-  block: '/api/admin/blocks/:id',
-  stats: '/api/admin/stats',
-} as const;
-
 /** Longest `q` of GET /api/admin/addresses (an address is at most 254 characters). */
 export const MAX_ADMIN_QUERY_CHARS = 256;
 

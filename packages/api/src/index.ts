@@ -4,28 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
 
 export const API_VERSION = '1.0.0';
 
-/** Route paths, exactly as the interface writes them (note /api/mail vs /api/mails). */
-export const Paths = {
-  newAddress: '/api/new_address',
-  challenge: '/api/challenge',
-  settings: '/api/settings',
-  deleteAddress: '/api/delete_address',
-  mails: '/api/mails',
-  searchMails: '/api/mails/search',
-  waitMails: '/api/mails/wait',
-  events: '/api/events',
-  mail: '/api/mail/:uuid',
-  parsedMail: '/api/mail/:uuid/parsed',
-  deleteMail: '/api/mails/:uuid',
-  clearInbox: '/api/clear_inbox',
-  attachment: '/api/attachment/:uuid/:attachmentId',
-  sessionAddresses: '/api/session/addresses',
-  switchAddress: '/api/switch_address',
-  openAddress: '/api/open_address',
-  logout: '/api/logout',
-  healthCheck: '/health_check',
-  openapi: '/openapi.json',
-} as const;
+// Every route path, and the path builder (routes.ts).
+export * from './routes.js';
 
 /** Every error is a short plain-text sentence (docs/api.md "Conventions"). */
 export const ErrorText = Type.String({
@@ -358,3 +338,6 @@ export * from './sandboxes.js';
 
 // Webhooks of an address (PUT /api/webhook).
 export * from './webhooks.js';
+
+// The deliverability report of one mail (GET /api/mail/{uuid}/report).
+export * from './report.js';

@@ -5,15 +5,6 @@
 // under /api/admin/sandboxes (ADMIN_TOKEN).
 import { Type, type Static } from '@sinclair/typebox';
 
-export const SandboxPaths = {
-  token: '/api/sandbox/token',
-  sandbox: '/api/sandbox',
-  chaos: '/api/sandbox/chaos',
-  adminSandboxes: '/api/admin/sandboxes',
-  adminSandbox: '/api/admin/sandboxes/:id',
-  adminSandboxPassword: '/api/admin/sandboxes/:id/password',
-} as const;
-
 const name = Type.String({ maxLength: 256, description: 'The SMTP login: 1-64 characters of a-z, 0-9, ".", "_", "-" (case-insensitive).' });
 const password = Type.String({ maxLength: 1024, description: 'The SMTP password (1-1024 characters, no control characters).' });
 

@@ -3,11 +3,6 @@
 // says (webhook-id, webhook-timestamp, webhook-signature).
 import { Type, type Static } from '@sinclair/typebox';
 
-export const WebhookPaths = {
-  webhook: '/api/webhook',
-  deliveries: '/api/webhook/deliveries',
-} as const;
-
 /** Longest webhook URL accepted (docs/security.md "Webhooks"). */
 export const MAX_WEBHOOK_URL_CHARS = 2048;
 

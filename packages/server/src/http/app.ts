@@ -7,7 +7,7 @@ import cookie from '@fastify/cookie';
 import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { API_VERSION } from '@temp-inbox/api';
+import { API_VERSION, mounts, routes } from '@temp-inbox/api';
 import type { RateLimitRoute, TrustProxy } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { registerCors } from './cors.js';
@@ -86,7 +86,7 @@ class AccessLog extends LogController {
  * once, and its 404 means "no proof of work" (CHALLENGE is not pow). Logged at debug.
  */
 function isExpectedProbe(request: FastifyRequest, status: number): boolean {
-  return status === 404 && (request.method === 'GET' || request.method === 'HEAD') && request.url.split('?')[0] === '/api/challenge';
+  return status === 404 && (request.method === 'GET' || request.method === 'HEAD') && request.url.split('?')[0] === routes.challenge;
 }
 
 const kRequestId = Symbol('requestId');
@@ -105,7 +105,7 @@ function rateLimitHook(limiter: RateLimiter, route: RateLimitRoute): onRequestHo
 function metricsRoute(metrics: Metrics, token: string) {
   const expected = Buffer.from(`Bearer ${token}`);
   return async (scope: FastifyInstance) => {
-    scope.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    scope.get(routes.metrics, { schema: { hide: true } }, async (request, reply) => {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new AppError('unauthorized', 'Send "Authorization: Bearer <METRICS_TOKEN>".');
@@ -201,13 +201,13 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   const streams = createStreamAdmission(deps.config, deps.metrics);
   await app.register(pushRoutes, { deps, streams });
   // MAILTM_API=off: no route under /mailtm, so every path there is the usual 404.
-  if (deps.mailtm) await app.register(mailtmRoutes, { prefix: '/mailtm', deps, mailtm: deps.mailtm, streams, answers });
+  if (deps.mailtm) await app.register(mailtmRoutes, { prefix: mounts.mailtm, deps, mailtm: deps.mailtm, streams, answers });
   // The sandboxes' Mailpit- and MailHog-compatible APIs: mounted whenever sandboxes can exist
   // (SANDBOXES, or the admin's), every route 401 without a sandbox's Basic credentials.
   if (deps.sandboxes) {
     const auth = createBasicAuth(deps.sandboxes);
-    await app.register(mailpitRoutes, { prefix: '/mailpit', deps, sandboxes: deps.sandboxes, auth, answers });
-    await app.register(mailhogRoutes, { prefix: '/mailhog/api', deps, sandboxes: deps.sandboxes, auth, answers });
+    await app.register(mailpitRoutes, { prefix: mounts.mailpit, deps, sandboxes: deps.sandboxes, auth, answers });
+    await app.register(mailhogRoutes, { prefix: mounts.mailhog, deps, sandboxes: deps.sandboxes, auth, answers });
   }
   await app.register(webhookRoutes, { deps });
   await app.register(uiRoutes, { deps });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { NewAddressBody, NewAddressResponse, Paths, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
+import { NewAddressBody, NewAddressResponse, routes, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 import { authenticate, clearJwtCookie, credentialOf, jwtCookieIs, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { errorResponse } from '../errors.js';
@@ -17,11 +17,11 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
 
   // Clients that POST without a body get the same treatment as `{}`.
   app.addHook('preValidation', async (request) => {
-    if (request.method === 'POST' && request.routeOptions.url === Paths.newAddress && request.body === undefined) request.body = {};
+    if (request.method === 'POST' && request.routeOptions.url === routes.newAddress && request.body === undefined) request.body = {};
   });
 
   app.post(
-    Paths.newAddress,
+    routes.newAddress,
     {
       config: { rateLimit: 'NEW_ADDRESS' },
       schema: {
@@ -50,7 +50,7 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.get(
-    Paths.settings,
+    routes.settings,
     {
       config: { rateLimit: 'SETTINGS' },
       schema: {
@@ -64,7 +64,7 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.delete(
-    Paths.deleteAddress,
+    routes.deleteAddress,
     {
       config: { rateLimit: 'DELETE_ADDRESS' },
       schema: {

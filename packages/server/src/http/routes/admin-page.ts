@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { mounts, routes } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 
 /** Where `npm run build` puts the admin page (from src/http/routes or dist/http/routes alike). */
@@ -41,11 +42,11 @@ export const adminPageRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string
       .header('cache-control', 'no-cache')
       .header('x-robots-tag', 'noindex')
       .send(html);
-  fastify.get('/admin', { schema: { hide: true } }, page);
-  fastify.get('/admin/', { schema: { hide: true } }, page);
+  fastify.get(routes.adminPage, { schema: { hide: true } }, page);
+  fastify.get(routes.adminPageSlash, { schema: { hide: true } }, page);
   await fastify.register(fastifyStatic, {
     root: join(root, 'assets'),
-    prefix: '/admin/assets/',
+    prefix: mounts.adminAssets,
     // One route per built file: anything else under /admin/ stays the API's plain-text 404.
     wildcard: false,
     preCompressed: true,

@@ -4,7 +4,7 @@
 // as the rest of /api/admin (a wrong token counts under RATE_LIMIT_ADMIN; each action is logged).
 import type { FastifyPluginAsync, onRequestAsyncHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AdminNewSandboxBody, AdminSandboxesResponse, AdminSandboxPasswordBody, AdminIdParams, SandboxInfo, SandboxPaths, SuccessResponse } from '@temp-inbox/api';
+import { AdminIdParams, AdminNewSandboxBody, AdminSandboxesResponse, AdminSandboxPasswordBody, routes, SandboxInfo, SuccessResponse } from '@temp-inbox/api';
 import { AppError, badRequest, notFound, unauthorized } from '../../domain/errors.js';
 import type { SandboxService } from '../../sandboxes/types.js';
 import { createAdminAuth } from '../admin-auth.js';
@@ -38,13 +38,13 @@ export const adminSandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes:
   const log = (ip: string, action: string, details: Record<string, unknown>) => logger.info({ by: auth.holder, ip, adminAction: action, ...details }, 'admin action');
 
   app.get(
-    SandboxPaths.adminSandboxes,
+    routes.adminSandboxes,
     { onRequest: requireAdmin, schema: { hide, tags, summary: 'Every sandbox, by name', response: { 200: AdminSandboxesResponse, 401: unauthorizedResponse, 429: rateLimited } } },
     async () => ({ results: (await sandboxes.list()).map(sandboxInfo) }),
   );
 
   app.post(
-    SandboxPaths.adminSandboxes,
+    routes.adminSandboxes,
     {
       onRequest: requireAdmin,
       schema: {
@@ -70,7 +70,7 @@ export const adminSandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes:
   );
 
   app.put(
-    SandboxPaths.adminSandboxPassword,
+    routes.adminSandboxPassword,
     {
       onRequest: requireAdmin,
       schema: {
@@ -91,7 +91,7 @@ export const adminSandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes:
   );
 
   app.delete(
-    SandboxPaths.adminSandbox,
+    routes.adminSandbox,
     {
       onRequest: requireAdmin,
       schema: {

@@ -12,7 +12,6 @@ import {
   AdminIdParams,
   AdminMailParams,
   AdminNewAddressBody,
-  AdminPaths,
   AdminStats,
   Block,
   BlocksResponse,
@@ -22,6 +21,7 @@ import {
   MAX_ADMIN_QUERY_CHARS,
   NewAddressResponse,
   NewBlockBody,
+  routes,
   SuccessResponse,
 } from '@temp-inbox/api';
 import type { AdminService } from '../../admin/service.js';
@@ -93,7 +93,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   });
 
   app.get(
-    AdminPaths.addresses,
+    routes.adminAddresses,
     {
       ...route,
       preValidation: [strictIntegers('limit', 'offset'), boundedStrings(MAX_ADMIN_QUERY_CHARS, 'q')],
@@ -130,7 +130,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.post(
-    AdminPaths.addresses,
+    routes.adminAddresses,
     {
       ...route,
       schema: {
@@ -158,7 +158,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.delete(
-    AdminPaths.address,
+    routes.adminAddress,
     {
       ...route,
       schema: {
@@ -178,7 +178,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.get(
-    AdminPaths.addressMails,
+    routes.adminAddressMails,
     {
       ...route,
       preValidation: strictIntegers('limit', 'offset'),
@@ -207,7 +207,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.get(
-    AdminPaths.addressMail,
+    routes.adminAddressMail,
     {
       ...route,
       schema: {
@@ -227,7 +227,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.get(
-    AdminPaths.blocks,
+    routes.adminBlocks,
     {
       ...route,
       schema: { hide, tags, summary: 'Every block, newest first', response: { 200: BlocksResponse, 401: unauthorizedResponse, 429: rateLimited } },
@@ -240,7 +240,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.post(
-    AdminPaths.blocks,
+    routes.adminBlocks,
     {
       ...route,
       schema: {
@@ -266,7 +266,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.delete(
-    AdminPaths.block,
+    routes.adminBlock,
     {
       ...route,
       schema: {
@@ -285,7 +285,7 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   );
 
   app.get(
-    AdminPaths.stats,
+    routes.adminStats,
     {
       ...route,
       schema: { hide, tags, summary: 'Mails per day (30 days), top senders, storage used', response: { 200: AdminStats, 401: unauthorizedResponse, 429: rateLimited } },

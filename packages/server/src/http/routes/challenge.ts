@@ -2,7 +2,7 @@
 // when CHALLENGE=pow (docs/api.md; challenge/proof-of-work.ts). Any other mode: 404.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Paths, PowChallenge } from '@temp-inbox/api';
+import { PowChallenge, routes } from '@temp-inbox/api';
 import { notFound } from '../../domain/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { errorResponse } from '../errors.js';
@@ -11,7 +11,7 @@ export const challengeRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fa
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { challenge } = deps;
   app.get(
-    Paths.challenge,
+    routes.challenge,
     {
       config: { rateLimit: 'CHALLENGE' },
       schema: {

@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, Paths, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
+import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, routes, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
 import type { MailSummary } from '../../storage/store.js';
 import type { AttachmentStream, DecodedAttachment } from '../../mail/service.js';
 import type { HttpDeps } from '../deps.js';
@@ -109,7 +109,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   const JSON_TYPE = 'application/json; charset=utf-8';
 
   app.get(
-    Paths.mails,
+    routes.mails,
     {
       config: { rateLimit: 'MAILS' },
       preValidation: strictIntegers('limit', 'offset'),
@@ -134,7 +134,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
       const version = address.mailSetVersion;
       const key = `l:${address.id}:${limit}:${offset}`;
       let body = version === undefined ? undefined : cache.get(key, version);
-      reused(Paths.mails, version, body);
+      reused(routes.mails, version, body);
       if (body === undefined) {
         const page = await mail.listMails(address.id, limit, offset);
         body = Buffer.from(reply.serialize({ results: page.results.map(toItem), count: page.count }) as string);
@@ -145,7 +145,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   );
 
   app.get(
-    Paths.mail,
+    routes.mail,
     {
       config: { rateLimit: 'MAIL' },
       schema: {
@@ -161,7 +161,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
       const version = address.mailSetVersion;
       const key = `m:${address.id}:${request.params.uuid}`;
       let body = version === undefined ? undefined : cache.get(key, version);
-      reused(Paths.mail, version, body);
+      reused(routes.mail, version, body);
       if (body === undefined) {
         const m = await mail.openMail(address.id, request.params.uuid);
         // Too large to be kept in the cache: streamed from the store's parts, never held whole (mail-answers.ts).
@@ -174,7 +174,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   );
 
   app.patch(
-    Paths.mail,
+    routes.mail,
     {
       // The bucket of GET /api/mail/{uuid}: a client that reads a mail then marks it read spends two of the same.
       config: { rateLimit: 'MAIL' },
@@ -202,7 +202,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   );
 
   app.get(
-    Paths.parsedMail,
+    routes.parsedMail,
     {
       config: { rateLimit: 'PARSED_MAIL' },
       schema: {
@@ -230,7 +230,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
       const version = address.mailSetVersion;
       const key = `p:${address.id}:${request.params.uuid}`;
       let body = version === undefined ? undefined : cache.get(key, version);
-      reused(Paths.parsedMail, version, body);
+      reused(routes.parsedMail, version, body);
       if (body === undefined) {
         const parsed = await mail.readParsed(address.id, request.params.uuid, clientKey(request.ip));
         body = parsedMailBody(parsed.mail, parsed.content);
@@ -242,7 +242,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   );
 
   app.delete(
-    Paths.deleteMail,
+    routes.deleteMail,
     {
       schema: {
         summary: 'Soft-delete one mail',
@@ -260,7 +260,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   );
 
   app.delete(
-    Paths.clearInbox,
+    routes.clearInbox,
     {
       config: { rateLimit: 'CLEAR_INBOX' },
       schema: {
@@ -278,7 +278,7 @@ export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnsw
   );
 
   app.get(
-    Paths.attachment,
+    routes.attachment,
     {
       config: { rateLimit: 'ATTACHMENT' },
       schema: {

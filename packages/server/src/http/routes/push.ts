@@ -7,7 +7,7 @@
 // and `subject` (mail/events/filter.ts): other mail neither answers a wait nor is streamed.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { EventsQuery, MailsResponse, MAX_FILTER_CHARS, Paths, WaitQuery } from '@temp-inbox/api';
+import { EventsQuery, MailsResponse, MAX_FILTER_CHARS, routes, WaitQuery } from '@temp-inbox/api';
 import { unauthorized } from '../../domain/errors.js';
 import type { InboxEvent } from '../../mail/events/events.js';
 import { mailFilter, type MailFilter } from '../../mail/events/filter.js';
@@ -67,7 +67,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdm
   }
 
   app.get(
-    Paths.events,
+    routes.events,
     {
       config: { rateLimit: 'MAILS' },
       preValidation: [strictIntegers('since'), filters],
@@ -132,7 +132,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdm
   );
 
   app.get(
-    Paths.waitMails,
+    routes.waitMails,
     {
       config: { rateLimit: 'MAILS' },
       preValidation: [strictIntegers('since', 'timeout'), filters],

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ChaosSettings, SandboxInfo, SandboxPaths, SandboxTokenBody, SandboxTokenResponse } from '@temp-inbox/api';
+import { ChaosSettings, routes, SandboxInfo, SandboxTokenBody, SandboxTokenResponse } from '@temp-inbox/api';
 import { AppError, badRequest, notFound, unauthorized } from '../../domain/errors.js';
 import { isSandboxAddress, SANDBOX_DOMAIN } from '../../domain/sandboxes.js';
 import type { Sandbox, SandboxService } from '../../sandboxes/types.js';
@@ -45,7 +45,7 @@ export const sandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
   }
 
   app.post(
-    SandboxPaths.token,
+    routes.sandboxToken,
     {
       config: { rateLimit: 'SANDBOX_TOKEN' },
       // No body (HTTP Basic) is the same as {}.
@@ -87,7 +87,7 @@ export const sandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
   );
 
   app.get(
-    SandboxPaths.sandbox,
+    routes.sandbox,
     {
       config: { rateLimit: 'SANDBOX' },
       schema: {
@@ -101,7 +101,7 @@ export const sandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
   );
 
   app.get(
-    SandboxPaths.chaos,
+    routes.sandboxChaos,
     {
       config: { rateLimit: 'SANDBOX' },
       schema: {
@@ -115,7 +115,7 @@ export const sandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
   );
 
   app.put(
-    SandboxPaths.chaos,
+    routes.sandboxChaos,
     {
       config: { rateLimit: 'SANDBOX' },
       schema: {

@@ -1,7 +1,7 @@
 // GET /api/mails/search: the address's own mail found by words (docs/api.md "GET /api/mails/search").
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { MailsResponse, Paths, SearchQuery } from '@temp-inbox/api';
+import { MailsResponse, routes, SearchQuery } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
@@ -13,7 +13,7 @@ export const searchRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fasti
   const { mail } = deps;
 
   app.get(
-    Paths.searchMails,
+    routes.searchMails,
     {
       // Counted with listing: a search is a list narrowed by words.
       config: { rateLimit: 'MAILS' },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { OpenAddressBody, Paths, SessionListing, SuccessResponse, SwitchAddressBody, SwitchAddressResponse } from '@temp-inbox/api';
+import { OpenAddressBody, routes, SessionListing, SuccessResponse, SwitchAddressBody, SwitchAddressResponse } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 import { clearAuthCookies, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { jsonOnly } from '../body.js';
@@ -14,7 +14,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   const { sessions, mail } = deps;
 
   app.get(
-    Paths.sessionAddresses,
+    routes.sessionAddresses,
     {
       schema: {
         summary: 'Addresses of this browser session',
@@ -27,7 +27,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.post(
-    Paths.switchAddress,
+    routes.switchAddress,
     {
       config: { rateLimit: 'SWITCH_ADDRESS' },
       schema: {
@@ -54,7 +54,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.post(
-    Paths.openAddress,
+    routes.openAddress,
     {
       // Counted with switching: both change which inbox this browser shows.
       config: { rateLimit: 'SWITCH_ADDRESS' },
@@ -85,7 +85,7 @@ export const sessionRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.post(
-    Paths.logout,
+    routes.logout,
     {
       schema: {
         summary: 'End the browser session',

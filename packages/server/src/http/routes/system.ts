@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { API_VERSION, HealthResponse, Paths } from '@temp-inbox/api';
+import { API_VERSION, HealthResponse, routes } from '@temp-inbox/api';
 import type { StorageLevel } from '../../storage/storage-state.js';
 import type { HttpDeps } from '../deps.js';
 
@@ -14,7 +14,7 @@ export const systemRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fasti
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
-    Paths.healthCheck,
+    routes.healthCheck,
     {
       schema: {
         summary: 'Service health, with a database check and the state of its storage',
@@ -42,5 +42,5 @@ export const systemRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fasti
     },
   );
 
-  app.get(Paths.openapi, { schema: { hide: true } }, async () => app.swagger());
+  app.get(routes.openapi, { schema: { hide: true } }, async () => app.swagger());
 };

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { mounts, routes } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 
 /** Where `npm run build` puts the UI (from src/http/routes or dist/http/routes alike). */
@@ -43,7 +44,7 @@ export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = a
   // The UI shows Turnstile's widget, or solves GET /api/challenge's proof of work, by `challenge`.
   const turnstileSiteKey = deps.challenge.mode === 'turnstile' ? (config.turnstileSiteKey ?? null) : null;
   const uiConfig = JSON.stringify({ domains: config.mailDomains, turnstileSiteKey, customNames: config.customNames, challenge: deps.challenge.mode });
-  fastify.get('/ui-config.json', { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
+  fastify.get(routes.uiConfig, { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
 
   if (!existsSync(`${root}index.html`)) {
     deps.logger.info({ root }, 'the web UI is not built; serving the API only');
@@ -52,7 +53,7 @@ export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = a
   const csp = contentSecurityPolicy(turnstileSiteKey !== null);
   await fastify.register(fastifyStatic, {
     root,
-    prefix: '/',
+    prefix: mounts.ui,
     // One route per built file, so that unknown paths keep the API's plain-text 404.
     wildcard: false,
     // The build writes .br and .gz copies (packages/web/scripts/precompress.mjs): sent as they are.

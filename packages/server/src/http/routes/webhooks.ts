@@ -2,7 +2,7 @@
 // the authenticated address's own webhook only, through the webhook service.
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { SuccessResponse, Webhook, WebhookBody, WebhookCreated, WebhookDeliveriesQuery, WebhookDeliveriesResponse, WebhookPaths, type WebhookDelivery } from '@temp-inbox/api';
+import { routes, SuccessResponse, Webhook, WebhookBody, WebhookCreated, WebhookDeliveriesQuery, WebhookDeliveriesResponse, type WebhookDelivery } from '@temp-inbox/api';
 import type { WebhookAttempt, WebhookRecord } from '../../storage/store.js';
 import { messageId } from '../../webhooks/payload.js';
 import type { HttpDeps } from '../deps.js';
@@ -36,7 +36,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   const { mail, webhooks } = deps;
 
   app.put(
-    WebhookPaths.webhook,
+    routes.webhook,
     {
       config: { rateLimit: 'WEBHOOK' },
       preValidation: jsonOnly,
@@ -66,7 +66,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.get(
-    WebhookPaths.webhook,
+    routes.webhook,
     {
       config: { rateLimit: 'WEBHOOK' },
       schema: {
@@ -80,7 +80,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.delete(
-    WebhookPaths.webhook,
+    routes.webhook,
     {
       config: { rateLimit: 'WEBHOOK' },
       schema: {
@@ -98,7 +98,7 @@ export const webhookRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
   );
 
   app.get(
-    WebhookPaths.deliveries,
+    routes.webhookDeliveries,
     {
       config: { rateLimit: 'WEBHOOK' },
       preValidation: strictIntegers('limit'),

@@ -9,7 +9,7 @@
 // the server holds one message of it at a time, however many the page has.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { MailMetadata } from '@temp-inbox/api';
+import { mounts, routes, within, type MailMetadata } from '@temp-inbox/api';
 import { AppError, badRequest, notFound } from '../../../domain/errors.js';
 import { messageJson, type MailhogJob } from '../../../mailhog/message-view.js';
 import { PAGE_TAIL, pageHead } from '../../../mailhog/shapes.js';
@@ -96,7 +96,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     if (bytes > STREAM_RAW_BYTES) answers.admit(request, reply, bytes);
   };
 
-  fastify.get('/v2/messages', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailhog, routes.mailhogMessagesV2), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_MAILHOG_LIMIT);
     const page = await mail.listMails(sandbox.addressId, limit, start);
@@ -104,7 +104,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, start));
   });
 
-  fastify.get('/v2/search', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailhog, routes.mailhogSearch), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const query = request.query as Query;
     const search = mailhogSearch(query['kind'], query['query']);
@@ -115,14 +115,14 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
   });
 
   // v1's list: every message in MailHog, here the newest MAX_MAILHOG_LIMIT.
-  fastify.get('/v1/messages', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailhog, routes.mailhogMessages), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const page = await mail.listMails(sandbox.addressId, MAX_MAILHOG_LIMIT, 0);
     admitPage(request, reply, page.results);
     return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, 0, true));
   });
 
-  fastify.get<{ Params: { id: string } }>('/v1/messages/:id/download', opts, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>(within(mounts.mailhog, routes.mailhogMessageDownload), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const m = await mail.openMail(sandbox.addressId, request.params.id);
     const body = await rawBody(request, reply, answers, m);
@@ -133,18 +133,18 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
       .send(body);
   });
 
-  fastify.get<{ Params: { id: string } }>('/v1/messages/:id', opts, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>(within(mounts.mailhog, routes.mailhogMessage), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const record = await mail.getMail(sandbox.addressId, request.params.id);
     return reply.type(json).header('cache-control', 'no-store').send(await messageJson(jobOf(record), record.raw));
   });
 
-  fastify.delete('/v1/messages', opts, async (request, reply) => {
+  fastify.delete(within(mounts.mailhog, routes.mailhogMessages), opts, async (request, reply) => {
     await mail.clearInbox(sandboxOf(request).addressId);
     return reply.code(200).send();
   });
 
-  fastify.delete<{ Params: { id: string } }>('/v1/messages/:id', opts, async (request, reply) => {
+  fastify.delete<{ Params: { id: string } }>(within(mounts.mailhog, routes.mailhogMessage), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     await mail.deleteMail(sandbox.addressId, request.params.id).catch((err: unknown) => {
       throw err instanceof AppError && err.code === 'not_found' ? notFound('No such message.') : err;
@@ -154,15 +154,15 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
 
   // Jim, MailHog's chaos monkey, is off here (GET answers 404, as MailHog's does with Jim off);
   // a sandbox's failures are Mailpit's chaos (PUT /mailpit/api/v1/chaos). Turning it off is a no-op.
-  fastify.get('/v2/jim', opts, async () => {
+  fastify.get(within(mounts.mailhog, routes.mailhogJim), opts, async () => {
     throw notFound('Jim is not enabled: use the sandbox\'s chaos triggers (PUT /mailpit/api/v1/chaos).');
   });
-  fastify.post('/v2/jim', opts, async () => {
+  fastify.post(within(mounts.mailhog, routes.mailhogJim), opts, async () => {
     throw new AppError('bad_request', 'Jim is not available on this server: use the sandbox\'s chaos triggers (PUT /mailpit/api/v1/chaos).');
   });
-  fastify.delete('/v2/jim', opts, async (_request, reply) => reply.code(200).send());
+  fastify.delete(within(mounts.mailhog, routes.mailhogJim), opts, async (_request, reply) => reply.code(200).send());
 
-  fastify.post<{ Params: { id: string } }>('/v1/messages/:id/release', opts, async () => {
+  fastify.post<{ Params: { id: string } }>(within(mounts.mailhog, routes.mailhogMessageRelease), opts, async () => {
     throw new AppError('forbidden', 'Releasing is not available: a sandbox keeps its mail and never relays it.');
   });
 };

@@ -5,6 +5,7 @@
 // a parse on the event loop. Mailpit's checks (HTML, links, SpamAssassin), thumbnails and
 // release answer that they are not available: nothing leaves a sandbox.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { mounts, path, routes, within } from '@temp-inbox/api';
 import { AppError, notFound } from '../../../domain/errors.js';
 import { checksumsOf, type Checksums } from '../../../mailpit/checksums.js';
 import { viewAnswer, type ViewKind } from '../../../mailpit/message-view.js';
@@ -61,7 +62,7 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     return Object.fromEntries(sums.map((s, i) => [ids[i]!, s]));
   }
 
-  fastify.get<IdParams>('/api/v1/message/:id', parsedOpts, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessage), parsedOpts, async (request, reply) => {
     const { sandbox, parsed } = await parsedOf(request, request.params.id);
     // Mailpit marks a message read when its summary is read.
     if (!parsed.mail.seen) {
@@ -71,43 +72,43 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     return sendJson(reply, await answer('summary', sandbox, parsed));
   });
 
-  fastify.get<IdParams>('/api/v1/message/:id/headers', parsedOpts, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageHeaders), parsedOpts, async (request, reply) => {
     const { sandbox, parsed } = await parsedOf(request, request.params.id);
     return sendJson(reply, await answer('headers', sandbox, parsed));
   });
 
-  fastify.get<IdParams>('/api/v1/message/:id/raw', opts, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageRaw), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const m = await mail.openMail(sandbox.addressId, await resolveId(mail, sandbox, request.params.id));
     const body = await rawBody(request, reply, answers, m);
     return reply.type('text/plain; charset=utf-8').header('cache-control', 'private, no-store').send(body);
   });
 
-  fastify.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part', opts, async (request, reply) => {
+  fastify.get<{ Params: { id: string; part: string } }>(within(mounts.mailpit, routes.mailpitMessagePart), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const uuid = await resolveId(mail, sandbox, request.params.id);
     return sendAttachment(request, reply, answers, await mail.getAttachment(sandbox.addressId, uuid, request.params.part));
   });
 
-  fastify.get<{ Params: { id: string; part: string } }>('/api/v1/message/:id/part/:part/thumb', opts, async () => {
+  fastify.get<{ Params: { id: string; part: string } }>(within(mounts.mailpit, routes.mailpitMessagePartThumb), opts, async () => {
     throw notAvailable('A thumbnail of an attachment');
   });
-  fastify.get<IdParams>('/api/v1/message/:id/html-check', opts, async () => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageHtmlCheck), opts, async () => {
     throw notAvailable('The HTML check');
   });
-  fastify.get<IdParams>('/api/v1/message/:id/link-check', opts, async () => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageLinkCheck), opts, async () => {
     throw notAvailable('The link check');
   });
-  fastify.get<IdParams>('/api/v1/message/:id/sa-check', opts, async () => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageSpamCheck), opts, async () => {
     throw notAvailable('The SpamAssassin check');
   });
-  fastify.post<IdParams>('/api/v1/message/:id/release', opts, async () => {
+  fastify.post<IdParams>(within(mounts.mailpit, routes.mailpitMessageRelease), opts, async () => {
     throw new AppError('forbidden', 'Releasing is not available: a sandbox keeps its mail and never relays it.');
   });
 
   // /view/{ID}.html and /view/{ID}.txt: the message's HTML (its inline images pointed at their
   // parts) or text, as a page of its own.
-  fastify.get<{ Params: { file: string } }>('/view/:file', parsedOpts, async (request, reply) => {
+  fastify.get<{ Params: { file: string } }>(within(mounts.mailpit, routes.mailpitView), parsedOpts, async (request, reply) => {
     const m = /^(.+)\.(html|txt)$/.exec(request.params.file);
     if (!m) throw notFound('No such view; use /view/{ID}.html or /view/{ID}.txt.');
     const [, id, ext] = m as unknown as [string, string, 'html' | 'txt'];
@@ -118,13 +119,13 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
   // cypress-mailpit asks for <base>//view/{ID}.html; Mailpit's router answers a path with a
   // doubled slash with a redirect to the clean one, which its request follows. So do we (the
   // view's relative links hold only at the clean path).
-  fastify.get<{ Params: { file: string } }>('//view/:file', opts, async (request, reply) =>
-    reply.redirect(`${request.url.slice(0, request.url.indexOf('//view/'))}/view/${encodeURIComponent(request.params.file)}`, 301),
+  fastify.get<{ Params: { file: string } }>(within(mounts.mailpit, routes.mailpitViewDoubleSlash), opts, async (request, reply) =>
+    reply.redirect(`${request.url.slice(0, request.url.indexOf('//view/'))}${path(within(mounts.mailpit, routes.mailpitView), { file: request.params.file })}`, 301),
   );
 
   async function htmlAnswer(sandbox: Sandbox, parsed: ParsedMailView): Promise<Buffer> {
     // The view is at /mailpit/view/{ID}.html: each inline part's download, relative to it.
-    const view = await answer('html', sandbox, parsed, `../api/v1/message/${parsed.mail.uuid}/part/`);
+    const view = await answer('html', sandbox, parsed, `..${path(within(mounts.mailpit, routes.mailpitMessagePart), { id: parsed.mail.uuid, part: '' })}`);
     if (view[0] !== 0x31) throw notFound('This message has no HTML part.');
     return view;
   }

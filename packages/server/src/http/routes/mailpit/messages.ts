@@ -4,6 +4,7 @@
 // and DELETE /api/v1/search (a search's matches). A sandbox's mail only: an ID of any other
 // mail is not found.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { mounts, routes, within } from '@temp-inbox/api';
 import { badRequest } from '../../../domain/errors.js';
 import { listItem, messageList } from '../../../mailpit/shapes.js';
 import { mailpitSearch, unreadOf } from '../../../mailpit/search.js';
@@ -62,7 +63,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
     return found.results.map((m) => m.uuid);
   }
 
-  fastify.get('/api/v1/messages', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitMessages), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_LIMIT);
     const [page, c] = await Promise.all([mail.listMails(sandbox.addressId, limit, start), counts(sandbox)]);
@@ -70,7 +71,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
     return sendJson(reply, messageList({ total: page.count, unread: c.unread, matched: page.count, matchedUnread: c.unread, start, tags: c.tags, messages }));
   });
 
-  fastify.get('/api/v1/search', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitSearch), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const search = searchOf(request);
     const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_LIMIT);
@@ -85,7 +86,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
   });
 
   // Read status: of the IDs given, of a search's matches, or (neither) of every message.
-  fastify.put('/api/v1/messages', opts, async (request, reply) => {
+  fastify.put(within(mounts.mailpit, routes.mailpitMessages), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const ids = idsOf(request.body);
@@ -101,7 +102,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
     return sendOk(reply);
   });
 
-  fastify.delete('/api/v1/messages', opts, async (request, reply) => {
+  fastify.delete(within(mounts.mailpit, routes.mailpitMessages), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const ids = idsOf(request.body);
     if (ids.length === 0) await mail.clearInbox(sandbox.addressId);
@@ -109,7 +110,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
     return sendOk(reply);
   });
 
-  fastify.delete('/api/v1/search', opts, async (request, reply) => {
+  fastify.delete(within(mounts.mailpit, routes.mailpitSearch), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     for (const uuid of await matches(sandbox, searchOf(request))) await mail.deleteMail(sandbox.addressId, uuid).catch(ignoreNotFound);
     return sendOk(reply);

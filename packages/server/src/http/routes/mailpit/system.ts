@@ -3,7 +3,7 @@
 // Mailpit's web UI reads: no relay, no SpamAssassin, chaos on), GET and PUT /api/v1/chaos
 // (its SMTP faults, which only its own authenticated sessions get).
 import type { FastifyPluginAsync } from 'fastify';
-import { API_VERSION } from '@temp-inbox/api';
+import { API_VERSION, mounts, routes, within } from '@temp-inbox/api';
 import { badRequest, notFound } from '../../../domain/errors.js';
 import { chaosFromMailpit, chaosTriggers } from '../../../mailpit/shapes.js';
 import { unreadOf } from '../../../mailpit/search.js';
@@ -14,7 +14,7 @@ export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fast
   const { store, mail } = deps;
   const opts = routeOptions('MAILPIT', hook);
 
-  fastify.get('/api/v1/info', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitInfo), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const [usage, unread, tags, all] = await Promise.all([
       store.addressUsage(sandbox.addressId),
@@ -36,7 +36,7 @@ export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fast
     });
   });
 
-  fastify.get('/api/v1/webui', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitWebui), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     return sendJson(reply, {
       Label: sandbox.name,
@@ -48,9 +48,9 @@ export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fast
     });
   });
 
-  fastify.get('/api/v1/chaos', opts, async (request, reply) => sendJson(reply, chaosTriggers(sandboxOf(request).chaos)));
+  fastify.get(within(mounts.mailpit, routes.mailpitChaos), opts, async (request, reply) => sendJson(reply, chaosTriggers(sandboxOf(request).chaos)));
 
-  fastify.put('/api/v1/chaos', opts, async (request, reply) => {
+  fastify.put(within(mounts.mailpit, routes.mailpitChaos), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const next = chaosFromMailpit(sandbox.chaos, request.body);
     if (typeof next === 'string') throw badRequest(next);

@@ -3,6 +3,7 @@
 // (rename) and DELETE /api/v1/tags/{tag} (remove from every message; the messages stay).
 // Tags are cleaned as Mailpit cleans them (letters, digits, '-', '.', '_', spaces).
 import type { FastifyPluginAsync } from 'fastify';
+import { mounts, routes, within } from '@temp-inbox/api';
 import { badRequest } from '../../../domain/errors.js';
 import { cleanTag, tagsOf } from '../../../mailpit/compose.js';
 import type { MailpitRouteOptions } from './options.js';
@@ -15,7 +16,7 @@ export const tagRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify
   const { store } = deps;
   const opts = routeOptions('MAILPIT', hook);
 
-  fastify.get('/api/v1/tags', opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitTags), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     return sendJson(
       reply,
@@ -23,7 +24,7 @@ export const tagRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify
     );
   });
 
-  fastify.put('/api/v1/tags', opts, async (request, reply) => {
+  fastify.put(within(mounts.mailpit, routes.mailpitTags), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const ids = idsOf(request.body);
     if (ids.length === 0) throw badRequest('IDs must name at least one message.');
@@ -32,7 +33,7 @@ export const tagRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify
     return sendOk(reply);
   });
 
-  fastify.put<TagParams>('/api/v1/tags/:tag', opts, async (request, reply) => {
+  fastify.put<TagParams>(within(mounts.mailpit, routes.mailpitTag), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     const body = request.body;
     const name = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['Name'] : undefined;
@@ -42,7 +43,7 @@ export const tagRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify
     return sendOk(reply);
   });
 
-  fastify.delete<TagParams>('/api/v1/tags/:tag', opts, async (request, reply) => {
+  fastify.delete<TagParams>(within(mounts.mailpit, routes.mailpitTag), opts, async (request, reply) => {
     const sandbox = sandboxOf(request);
     await store.deleteTag(sandbox.addressId, request.params.tag);
     return sendOk(reply);

@@ -3,6 +3,7 @@
 // password, POST /token answers its JWT, and any address's token (ours or this one) reads
 // its account.
 import type { FastifyPluginAsync } from 'fastify';
+import { mounts, routes, within } from '@temp-inbox/api';
 import { AppError, notFound } from '../../../domain/errors.js';
 import { MailtmViolations } from '../../../mailtm/service.js';
 import { account, accountIri, collection, domain, domainIri, resource, PAGE_SIZE } from '../../../mailtm/shapes.js';
@@ -20,7 +21,7 @@ function objectBody(body: unknown): Record<string, unknown> {
 export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm }) => {
   const { mail, challenge } = deps;
 
-  fastify.get('/domains', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get(within(mounts.mailtm, routes.mailtmDomains), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const { page, offset } = pageOf(request);
     const all = mailtm.domains();
@@ -28,14 +29,14 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, format, collection(format, 'Domain', '/domains', members, all.length, page));
   });
 
-  fastify.get<{ Params: { id: string } }>('/domains/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>(within(mounts.mailtm, routes.mailtmDomain), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const d = mailtm.domain(request.params.id);
     if (!d) throw notFound();
     return sendJson(reply, 200, format, resource(format, 'Domain', domainIri(d.id), domain(d)));
   });
 
-  fastify.post('/accounts', { ...hidden, config: { rateLimit: 'MAILTM_ACCOUNTS' } }, async (request, reply) => {
+  fastify.post(within(mounts.mailtm, routes.mailtmAccounts), { ...hidden, config: { rateLimit: 'MAILTM_ACCOUNTS' } }, async (request, reply) => {
     const format = formatOf(request);
     const body = objectBody(request.body);
     // The bot check of POST /api/new_address applies (docs/decisions.md "mail.tm accounts"):
@@ -53,12 +54,12 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 201, format, resource(format, 'Account', accountIri(created.account.id), account(created.account)));
   });
 
-  fastify.post('/token', { ...hidden, config: { rateLimit: 'MAILTM_TOKEN' } }, async (request, reply) => {
+  fastify.post(within(mounts.mailtm, routes.mailtmToken), { ...hidden, config: { rateLimit: 'MAILTM_TOKEN' } }, async (request, reply) => {
     const login = await mailtm.login(objectBody(request.body), request.ip);
     return sendJson(reply, 200, 'json', { token: login.token, '@id': accountIri(login.id), id: login.id });
   });
 
-  fastify.get('/me', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get(within(mounts.mailtm, routes.mailtmMe), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const fields = await mailtm.account(address);
@@ -66,7 +67,7 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // Another account's id, or one that names nothing, is the same 404 (ids are not looked up: ids.ts).
-  fastify.get<{ Params: { id: string } }>('/accounts/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>(within(mounts.mailtm, routes.mailtmAccount), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     if (request.params.id !== mailtm.accountId(address)) throw notFound();
@@ -74,7 +75,7 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, format, resource(format, 'Account', accountIri(fields.id), account(fields)));
   });
 
-  fastify.delete<{ Params: { id: string } }>('/accounts/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.delete<{ Params: { id: string } }>(within(mounts.mailtm, routes.mailtmAccount), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     if (request.params.id !== mailtm.accountId(address)) throw notFound();
     await mail.deleteAddress(address.id);

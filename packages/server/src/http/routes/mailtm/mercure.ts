@@ -7,6 +7,7 @@
 // caps (stream-admission.ts), checked again at each EVENTS_HEARTBEAT.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import { mounts, routes, within } from '@temp-inbox/api';
 import { AppError } from '../../../domain/errors.js';
 import { openEventStream, RECONNECT_MS } from '../../event-stream.js';
 import type { InboxEvent } from '../../../mail/events/events.js';
@@ -22,7 +23,7 @@ export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   const { mail, bus } = deps;
   const heartbeatMs = deps.config.eventsHeartbeatMs;
 
-  fastify.get('/.well-known/mercure', { schema: { hide: true }, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get(within(mounts.mailtm, routes.mailtmMercure), { schema: { hide: true }, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const query = request.query as Record<string, string | string[] | undefined>;
     const topics = ([] as string[]).concat(query['topic'] ?? []);
     if (topics.length === 0) throw new AppError('bad_request', 'Missing "topic" parameter.');

@@ -4,7 +4,7 @@
 // download or attachment RATE_LIMIT_MAILTM_DOWNLOAD). A message's id is the mail's uuid, so the same
 // mail has the same id here and in GET /api/mail/{uuid}; `seen` is the flag the web UI shows.
 import type { FastifyPluginAsync } from 'fastify';
-import type { MailMetadata } from '@temp-inbox/api';
+import { mounts, routes, within, type MailMetadata } from '@temp-inbox/api';
 import { AppError } from '../../../domain/errors.js';
 import { notFound } from '../../../domain/errors.js';
 import { messageBody } from '../../../mailtm/message-view.js';
@@ -32,7 +32,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   const { mail } = deps;
   const retentionMs = deps.config.mailTtlMs;
 
-  fastify.get('/messages', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.get(within(mounts.mailtm, routes.mailtmMessages), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const { page, offset } = pageOf(request);
@@ -43,7 +43,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // A parse of the message, as GET /api/mail/{uuid}/parsed: the same budget (RATE_LIMIT_PARSED_MAIL), shared with it.
-  fastify.get<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'PARSED_MAIL' } }, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailtm, routes.mailtmMessage), { ...hidden, config: { rateLimit: 'PARSED_MAIL' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const view = await mail.readParsed(address.id, request.params.id, clientKey(request.ip));
@@ -52,7 +52,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // JSON Merge Patch (RFC 7396): only `seen` can change; without it nothing does.
-  fastify.patch<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.patch<IdParams>(within(mounts.mailtm, routes.mailtmMessage), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const body = request.body;
@@ -63,7 +63,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
     return sendJson(reply, 200, format, resource(format, 'Message', messageIri(m.uuid), messageItem(stored(m), mailtm.accountId(address))));
   });
 
-  fastify.delete<IdParams>('/messages/:id', { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
+  fastify.delete<IdParams>(within(mounts.mailtm, routes.mailtmMessage), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     await mail.deleteMail(address.id, request.params.id);
     return reply.code(204).send();
@@ -71,7 +71,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
 
   // A message's source has the message's id.
   // The routes that answer a whole message or attachment have their own limit (RATE_LIMIT_MAILTM_DOWNLOAD), not mail.tm's polling quota.
-  fastify.get<IdParams>('/sources/:id', { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailtm, routes.mailtmSource), { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
     const format = formatOf(request);
     const address = await authenticate(request, mail);
     const m = await mail.openMail(address.id, request.params.id);
@@ -82,7 +82,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   });
 
   // The message as received (downloadUrl): an .eml file.
-  fastify.get<IdParams>('/messages/:id/download', { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailtm, routes.mailtmMessageDownload), { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     const m = await mail.openMail(address.id, request.params.id);
     const body = await rawBody(request, reply, answers, m);
@@ -93,7 +93,7 @@ export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
       .send(body);
   });
 
-  fastify.get<{ Params: { id: string; attachment: string } }>('/messages/:id/attachment/:attachment', { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
+  fastify.get<{ Params: { id: string; attachment: string } }>(within(mounts.mailtm, routes.mailtmMessageAttachment), { ...hidden, config: { rateLimit: 'MAILTM_DOWNLOAD' } }, async (request, reply) => {
     const address = await authenticate(request, mail);
     const index = attachmentIndex(request.params.attachment);
     if (index === undefined) throw notFound();
