@@ -203,7 +203,7 @@ export interface ClaimedDelivery {
   secret: string | null;
   /** Attempts started before this one (counted when claimed: one that never finished counts too). */
   attempts: number;
-  /** Its webhook's latest attempts in a row that timed out (0 for the operator's). */
+  /** Its webhook's (or the operator's WEBHOOK_URL's) latest attempts in a row that timed out. */
   timeouts: number;
   /** When it was queued (the mail's arrival): retries stop a fixed time after it. */
   createdAt: number;
@@ -212,7 +212,7 @@ export interface ClaimedDelivery {
   mail: WebhookMail;
 }
 
-/** What finishDelivery leaves on the delivery's webhook (not the operator's) for its next attempt. */
+/** What finishDelivery leaves on the delivery's webhook (or the operator's WEBHOOK_URL) for its next attempt. */
 export interface WebhookRelease {
   /** No attempt of the webhook starts before this (0: at once); after time-outs, a hold. */
   notBefore: number;
@@ -258,13 +258,14 @@ export interface WebhookStore {
    * `owner`, and counts each as an attempt started. Webhooks take turns: the earliest due
    * delivery of each webhook that may start one (none in flight on any node, no hold
    * running), the webhook served longest ago first (a new one counts as served when it
-   * was set), the operator's (only with `operator`, all of them, not one at a time) by
-   * due time among them; none of `busyWebhooks` (held by this node already). A claimed
+   * was set); the operator's WEBHOOK_URL (only with `operator`) is one webhook among them,
+   * leased and held the same way; none of `busyWebhooks` (held by this node already). A claimed
    * delivery's webhook is leased with it, so no caller starts another attempt to it until
    * that one is finished or its lease runs out. The lease lasts leaseMs doubled for each
    * attempt the delivery had before (at most 64 times): one whose attempts keep ending
    * with no record, its node gone in the middle, comes back later each time. Two callers
-   * never get the same delivery, nor deliveries of the same webhook, while a lease lasts.
+   * never get the same delivery, nor deliveries of the same webhook (nor two of the
+   * operator's), while a lease lasts.
    */
   claimDeliveries(claim: { owner: string; now: number; leaseMs: number; limit: number; busyWebhooks: number[]; operator: boolean }): Promise<ClaimedDelivery[]>;
   /**

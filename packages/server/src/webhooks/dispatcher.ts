@@ -3,7 +3,8 @@
 // flight per webhook on all nodes, sends a few at a time, records each attempt, and
 // schedules a failed one again with exponential back-off and jitter until `retryForMs`
 // after the mail arrived, then gives up (recorded); a webhook whose attempts time out is
-// held back (timeoutHold). It never holds up delivery of mail: the SMTP side only queues
+// held back (timeoutHold). The operator's WEBHOOK_URL is one webhook among them, on the
+// same terms (docs/security.md "Webhooks"): its receiver is no more trusted to answer. It never holds up delivery of mail: the SMTP side only queues
 // (in the mail's transaction) and wakes it. A claim counts the attempt before anything is
 // sent, so a delivery whose node died in the middle is taken by any node once its lease
 // (longer at each such attempt) has run out, and never sent in a tight loop.
@@ -79,6 +80,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const inFlight = new Set<Promise<void>>();
   /** Webhooks with an attempt in flight here: one at a time each, so one slow receiver cannot take every slot. */
   const busy = new Set<number>();
+  /** The operator's WEBHOOK_URL has an attempt in flight here (the same rule). */
+  let operatorBusy = false;
   let stopped = false;
   let pumping: Promise<void> | undefined;
   let again = false;
@@ -110,7 +113,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         const free = opts.concurrency - inFlight.size;
         if (free <= 0) break;
         const at = now();
-        const claimed = await store.claimDeliveries({ owner, now: at, leaseMs: opts.leaseMs, limit: free, busyWebhooks: [...busy], operator });
+        const claimed = await store.claimDeliveries({ owner, now: at, leaseMs: opts.leaseMs, limit: free, busyWebhooks: [...busy], operator: operator && !operatorBusy });
         for (const d of claimed) start(d);
         if (claimed.length < free) {
           // Nothing more is due: sleep until the next one is (a retry, or the end of a lease
@@ -132,11 +135,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   function start(d: ClaimedDelivery): void {
     if (d.webhookId !== null) busy.add(d.webhookId);
+    else operatorBusy = true;
     const attempt = send(d)
       .catch((err: unknown) => logger.error({ err, delivery: d.id }, 'webhook attempt could not be recorded'))
       .finally(() => {
         inFlight.delete(attempt);
         if (d.webhookId !== null) busy.delete(d.webhookId);
+        else operatorBusy = false;
         wake();
       });
     inFlight.add(attempt);

@@ -121,8 +121,8 @@ export const WEBHOOK_CASES: Case[] = [
       const taken = await claim(store, { owner: 'node-b', now: T0 + 1000 + LEASE });
       assert.deepEqual(
         taken.map((d) => d.mail.uuid),
-        [operatorToo.uuid, withHook.uuid],
-        "once the lease has run out, another node takes them over (the operator's first now: a's webhook was served at the first claim)",
+        [withHook.uuid, operatorToo.uuid],
+        "once the lease has run out, another node takes them over (a's webhook and the operator's both served at the first claim: by due time)",
       );
     },
   ],
@@ -142,18 +142,21 @@ export const WEBHOOK_CASES: Case[] = [
         [[hookA.id, a1.uuid]],
         "a's first only (its second waits for it), none of b's (busy), no operator delivery",
       );
+      const second = await claim(store, { limit: 2 });
       assert.deepEqual(
-        (await claim(store, { limit: 2 })).map((d) => [d.webhookId, d.mail.uuid]),
+        second.map((d) => [d.webhookId, d.mail.uuid]),
         [
           [hookB.id, b1.uuid],
           [null, a1.uuid],
         ],
         "b (set at T0, never served) before the operator's (due at T0 + 1); a's second is still behind its leased first; the limit holds",
       );
+      assert.deepEqual(await claim(store, { owner: 'node-b' }), [], "the operator's one at a time too, on any claimer: a2 waits for a1's attempt");
+      assert.equal(await store.finishDelivery('node-a', second[1]!.id, attempt({ webhookId: null, addressId: a.id, mailUuid: a1.uuid }), FREE), true);
       assert.deepEqual(
-        (await claim(store)).map((d) => [d.webhookId, d.mail.uuid]),
+        (await claim(store, { owner: 'node-b' })).map((d) => [d.webhookId, d.mail.uuid]),
         [[null, a2.uuid]],
-        "the operator's are not one at a time",
+        "a1's attempt to the operator finished: its next, on any claimer",
       );
       assert.deepEqual(await claim(store, { limit: 0 }), []);
     },

@@ -1,8 +1,9 @@
 // Webhooks in PostgreSQL (store.ts WebhookStore), as sqlite-webhooks.ts does in SQLite.
-// Several nodes claim from one outbox: a claim, one transaction, locks the webhooks and
-// the operator's deliveries it picks with FOR UPDATE SKIP LOCKED (each checked again as
-// locked) and leases them, so two nodes never take the same delivery nor start two
-// attempts to one webhook, and neither waits for the other. Deliveries are queued by postgres-store.ts's
+// Several nodes claim from one outbox: a claim, one transaction, locks the webhooks it
+// picks (the operator's WEBHOOK_URL through webhook_operator's one row) and their
+// deliveries with FOR UPDATE SKIP LOCKED (each checked again as locked) and leases them,
+// so two nodes never take the same delivery nor start two attempts to one webhook or to
+// the operator's, and neither waits for the other. Deliveries are queued by postgres-store.ts's
 // insertMails through queueWebhooks, in the mail's own transaction. BIGINT columns
 // arrive from pg as strings and are converted here.
 import type pg from 'pg';
@@ -95,21 +96,26 @@ export async function queueWebhooks(client: Queryable, mailIds: number[], operat
   return r.rowCount ?? 0;
 }
 
+// The outbox with each delivery's webhook, or for the operator's (webhook_id NULL) its row.
+const OUTBOX = 'webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id LEFT JOIN webhook_operator op ON op.id = 1 AND o.webhook_id IS NULL';
+
 // $1 now, $2 operator, $3 busy webhook ids, $4 limit. Each webhook's earliest due delivery
-// and all the operator's, in turns: the webhook served longest ago first, the operator's
-// by when they fell due. Read without locks; what it picks is locked and checked below.
+// (the operator's, all in the one NULL partition, as one webhook), in turns: the webhook
+// served longest ago first. Read without locks; what it picks is locked and checked below.
 const PICK =
   'SELECT id, webhook_id FROM (' +
-  '  SELECT o.id, o.webhook_id, o.next_at, coalesce(w.served_at, o.next_at) AS turn, row_number() OVER (PARTITION BY o.webhook_id ORDER BY o.next_at, o.id) AS rn ' +
-  '  FROM webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
+  '  SELECT o.id, o.webhook_id, o.next_at, coalesce(w.served_at, op.served_at, o.next_at) AS turn, row_number() OVER (PARTITION BY o.webhook_id ORDER BY o.next_at, o.id) AS rn ' +
+  `  FROM ${OUTBOX} ` +
   '  WHERE o.next_at <= $1 AND (o.lease_until IS NULL OR o.lease_until <= $1) ' +
-  '    AND (CASE WHEN o.webhook_id IS NULL THEN $2::boolean ELSE w.not_before <= $1 AND NOT (o.webhook_id = ANY($3::bigint[])) END)' +
-  ') due WHERE rn = 1 OR webhook_id IS NULL ORDER BY turn, next_at, id LIMIT $4';
+  '    AND (CASE WHEN o.webhook_id IS NULL THEN $2::boolean AND op.not_before <= $1 ELSE w.not_before <= $1 AND NOT (o.webhook_id = ANY($3::bigint[])) END)' +
+  ') due WHERE rn = 1 ORDER BY turn, next_at, id LIMIT $4';
 
 // The picked webhooks still free (checked again on the row as locked: another node may have
 // leased it since), in id order; one another claim holds is skipped, not waited for. NO KEY:
 // a mail's transaction queueing a delivery (its foreign key's KEY SHARE lock) is not held up.
 const LOCK_HOOKS = 'SELECT id FROM webhooks WHERE id = ANY($1::bigint[]) AND not_before <= $2::bigint ORDER BY id FOR NO KEY UPDATE SKIP LOCKED';
+// The operator's row, as LOCK_HOOKS a webhook's: no row, and its delivery is not taken.
+const LOCK_OPERATOR = 'SELECT id FROM webhook_operator WHERE id = 1 AND not_before <= $1::bigint FOR NO KEY UPDATE SKIP LOCKED';
 
 // $1 owner, $2 now, $3 leaseMs, $4 delivery ids, $5 LEASE_DOUBLINGS. Leased for leaseMs doubled for each earlier
 // attempt (LEASE_DOUBLINGS at most) and counted as an attempt; each checked again as locked.
@@ -120,10 +126,11 @@ const LEASE =
 
 const LEASE_HOOKS =
   'UPDATE webhooks w SET lease_owner = $1, not_before = l.until, served_at = $2::bigint FROM unnest($3::bigint[], $4::bigint[]) AS l (id, until) WHERE w.id = l.id';
+const LEASE_OPERATOR = 'UPDATE webhook_operator SET lease_owner = $1, not_before = $3::bigint, served_at = $2::bigint WHERE id = 1';
 
 const CLAIMED =
-  'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
-  'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id WHERE o.id = ANY($1::bigint[])';
+  'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, coalesce(w.timeouts, op.timeouts) AS timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
+  `m.created_at AS mail_created_at FROM ${OUTBOX} JOIN mails m ON m.id = o.mail_id WHERE o.id = ANY($1::bigint[])`;
 
 /** The most a lease is doubled for the attempts a delivery had (64 times leaseMs), as on SQLite. */
 const LEASE_DOUBLINGS = 6;
@@ -137,6 +144,8 @@ const FINISH = (failed: boolean) =>
     : 'DELETE FROM webhook_outbox WHERE id = $1 AND lease_owner = $2 RETURNING id') +
   '), released AS (' +
   '  UPDATE webhooks SET lease_owner = NULL, not_before = $14::bigint, timeouts = $15::int WHERE id = $3::bigint AND lease_owner = $2 RETURNING id' +
+  '), released_operator AS (' +
+  '  UPDATE webhook_operator SET lease_owner = NULL, not_before = $14::bigint, timeouts = $15::int WHERE id = 1 AND $3::bigint IS NULL AND lease_owner = $2 RETURNING id' +
   '), recorded AS (' +
   '  INSERT INTO webhook_attempts (webhook_id, address_id, mail_uuid, url, attempt, at, outcome, status, duration_ms, error, next_at) ' +
   '  SELECT $3::bigint, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $13, $12 ' +
@@ -192,14 +201,18 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
       const rows = await transaction(pool, async (client) => {
         const hookIds = picked.filter((p) => p.webhook_id !== null).map((p) => p.webhook_id!);
         const free = new Set(hookIds.length ? (await client.query<{ id: string }>(LOCK_HOOKS, [hookIds, c.now])).rows.map((r) => r.id) : []);
+        // After the webhooks' rows, as every claim locks them, so two claims never wait on each other.
+        const operatorFree = picked.some((p) => p.webhook_id === null) && (await client.query(LOCK_OPERATOR, [c.now])).rows.length > 0;
         const ids = picked
-          .filter((p) => p.webhook_id === null || free.has(p.webhook_id))
+          .filter((p) => (p.webhook_id === null ? operatorFree : free.has(p.webhook_id)))
           .slice(0, c.limit)
           .map((p) => p.id);
         if (ids.length === 0) return [];
         const { rows: leased } = await client.query<{ id: string; webhook_id: string | null; lease_until: string }>(LEASE, [c.owner, c.now, c.leaseMs, ids, LEASE_DOUBLINGS]);
         const hooks = leased.filter((l) => l.webhook_id !== null);
         if (hooks.length) await client.query(LEASE_HOOKS, [c.owner, c.now, hooks.map((l) => l.webhook_id), hooks.map((l) => l.lease_until)]);
+        const op = leased.find((l) => l.webhook_id === null);
+        if (op) await client.query(LEASE_OPERATOR, [c.owner, c.now, op.lease_until]);
         return leased.length ? (await client.query<ClaimedRow>(CLAIMED, [leased.map((l) => l.id)])).rows : [];
       });
       const byId = new Map(rows.map((r) => [r.id, r]));
@@ -218,8 +231,8 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
     },
     async nextDeliveryAt(operator, after) {
       const { rows } = await pool.query<{ at: string | null }>(
-        'SELECT min(due) AS at FROM (SELECT greatest(o.next_at, coalesce(o.lease_until, 0), coalesce(w.not_before, 0)) AS due ' +
-          'FROM webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id WHERE o.webhook_id IS NOT NULL OR $1::boolean) d WHERE due > $2',
+        'SELECT min(due) AS at FROM (SELECT greatest(o.next_at, coalesce(o.lease_until, 0), coalesce(w.not_before, op.not_before, 0)) AS due ' +
+          `FROM ${OUTBOX} WHERE o.webhook_id IS NOT NULL OR $1::boolean) d WHERE due > $2`,
         [operator, after],
       );
       return rows[0]?.at == null ? undefined : Number(rows[0].at);

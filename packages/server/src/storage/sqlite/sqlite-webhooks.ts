@@ -3,7 +3,8 @@
 // sqlite-store.ts's insertMails through queueWebhooks, in the mail's own transaction.
 // One process serves a database, but another may open the same file (a second start by
 // mistake, a tool): a claim is one write transaction, so two claimers never share a
-// delivery, nor a webhook while an attempt to it is in flight.
+// delivery, nor a webhook while an attempt to it is in flight. The operator's deliveries
+// (webhook_id NULL) are one webhook of their own, leased and held on webhook_operator's row.
 import type Database from 'better-sqlite3';
 import type { ClaimedDelivery, MailEnvelope, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
 
@@ -96,12 +97,13 @@ export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
 
 /**
  * Due deliveries without a live lease whose webhook may start an attempt (none in flight
- * on any node, no hold running, not busy here), the operator's only on request.
+ * on any node, no hold running, not busy here), the operator's only on request and on
+ * the same terms (its row, op, joined to its deliveries only).
  */
 const DUE =
-  'o.next_at <= @now AND (o.lease_until IS NULL OR o.lease_until <= @now) AND (CASE WHEN o.webhook_id IS NULL THEN @operator ' +
+  'o.next_at <= @now AND (o.lease_until IS NULL OR o.lease_until <= @now) AND (CASE WHEN o.webhook_id IS NULL THEN @operator AND op.not_before <= @now ' +
   'ELSE w.not_before <= @now AND o.webhook_id NOT IN (SELECT value FROM json_each(@busy)) END)';
-const DUE_FROM = 'webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id';
+const DUE_FROM = 'webhook_outbox o LEFT JOIN webhooks w ON w.id = o.webhook_id LEFT JOIN webhook_operator op ON op.id = 1 AND o.webhook_id IS NULL';
 
 /** The most a lease is doubled for the attempts a delivery had (64 times leaseMs). */
 const LEASE_DOUBLINGS = 6;
@@ -116,23 +118,25 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
     ),
     get: db.prepare('SELECT id, address_id, url, secret, created_at FROM webhooks WHERE address_id = ?'),
     delete: db.prepare('DELETE FROM webhooks WHERE address_id = ?'),
-    // Each webhook's earliest due delivery and all the operator's, in turns: the webhook
-    // served longest ago first, the operator's by when they fell due.
+    // Each webhook's earliest due delivery (the operator's, all in the one NULL partition,
+    // as one webhook), in turns: the webhook served longest ago first.
     pick: db.prepare(
       'SELECT id, webhook_id, attempts FROM (' +
-        `SELECT o.id, o.webhook_id, o.attempts, o.next_at, coalesce(w.served_at, o.next_at) AS turn, row_number() OVER (PARTITION BY o.webhook_id ORDER BY o.next_at, o.id) AS rn FROM ${DUE_FROM} WHERE ${DUE}` +
-        ') WHERE rn = 1 OR webhook_id IS NULL ORDER BY turn, next_at, id LIMIT @limit',
+        `SELECT o.id, o.webhook_id, o.attempts, o.next_at, coalesce(w.served_at, op.served_at, o.next_at) AS turn, row_number() OVER (PARTITION BY o.webhook_id ORDER BY o.next_at, o.id) AS rn FROM ${DUE_FROM} WHERE ${DUE}` +
+        ') WHERE rn = 1 ORDER BY turn, next_at, id LIMIT @limit',
     ),
     lease: db.prepare('UPDATE webhook_outbox SET lease_owner = @owner, lease_until = @until, attempts = attempts + 1 WHERE id = @id'),
     leaseHook: db.prepare('UPDATE webhooks SET lease_owner = @owner, not_before = @until, served_at = @now WHERE id = @id'),
+    leaseOperator: db.prepare('UPDATE webhook_operator SET lease_owner = @owner, not_before = @until, served_at = @now WHERE id = 1'),
     anyDue: db.prepare(`SELECT 1 FROM ${DUE_FROM} WHERE ${DUE} LIMIT 1`).pluck(),
     claimed: db.prepare(
-      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, w.timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
-        'm.created_at AS mail_created_at FROM webhook_outbox o JOIN mails m ON m.id = o.mail_id LEFT JOIN webhooks w ON w.id = o.webhook_id ' +
+      'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, coalesce(w.timeouts, op.timeouts) AS timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
+        `m.created_at AS mail_created_at FROM ${DUE_FROM} JOIN mails m ON m.id = o.mail_id ` +
         'WHERE o.id IN (SELECT value FROM json_each(?))',
     ),
     reschedule: db.prepare('UPDATE webhook_outbox SET next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
     release: db.prepare('UPDATE webhooks SET lease_owner = NULL, not_before = @notBefore, timeouts = @timeouts WHERE id = @id AND lease_owner = @owner'),
+    releaseOperator: db.prepare('UPDATE webhook_operator SET lease_owner = NULL, not_before = @notBefore, timeouts = @timeouts WHERE id = 1 AND lease_owner = @owner'),
     remove: db.prepare('DELETE FROM webhook_outbox WHERE id = ? AND lease_owner = ?'),
     // Only while the address (and the webhook) it belongs to still exist: a deletion during the attempt took its history with it.
     record: db.prepare(
@@ -141,7 +145,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
         'WHERE EXISTS (SELECT 1 FROM addresses WHERE id = @addressId) AND (@webhookId IS NULL OR EXISTS (SELECT 1 FROM webhooks WHERE id = @webhookId))',
     ),
     nextDue: db.prepare(
-      'SELECT min(due) FROM (SELECT max(o.next_at, coalesce(o.lease_until, 0), coalesce(w.not_before, 0)) AS due ' +
+      'SELECT min(due) FROM (SELECT max(o.next_at, coalesce(o.lease_until, 0), coalesce(w.not_before, op.not_before, 0)) AS due ' +
         `FROM ${DUE_FROM} WHERE o.webhook_id IS NOT NULL OR @operator) WHERE due > @after`,
     ).pluck(),
     attempts: db.prepare(
@@ -159,6 +163,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
       const until = c.now + c.leaseMs * 2 ** Math.min(p.attempts, LEASE_DOUBLINGS);
       q.lease.run({ owner: c.owner, until, id: p.id });
       if (p.webhook_id !== null) q.leaseHook.run({ owner: c.owner, until, now: c.now, id: p.webhook_id });
+      else q.leaseOperator.run({ owner: c.owner, until, now: c.now });
     }
     const rows = new Map((q.claimed.all(JSON.stringify(picked.map((p) => p.id))) as ClaimedRow[]).map((r) => [r.id, r]));
     return picked.flatMap((p) => (rows.has(p.id) ? [toClaimed(rows.get(p.id)!)] : []));
@@ -167,6 +172,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
   const finish = db.transaction((owner: string, deliveryId: number, a: WebhookAttempt, release: WebhookRelease): boolean => {
     const held = (a.outcome === 'failed' ? q.reschedule.run(a.nextAt, deliveryId, owner) : q.remove.run(deliveryId, owner)).changes > 0;
     if (a.webhookId !== null) q.release.run({ id: a.webhookId, owner, notBefore: release.notBefore, timeouts: release.timeouts });
+    else q.releaseOperator.run({ owner, notBefore: release.notBefore, timeouts: release.timeouts });
     q.record.run({
       webhookId: a.webhookId,
       addressId: a.addressId,
