@@ -30,6 +30,9 @@ export interface PostRequest {
   body: string;
   /** Time left for the whole exchange. */
   timeoutMs: number;
+  /** POST (a webhook) unless given: the report's link check asks HEAD or GET, with no body. */
+  method?: 'POST' | 'HEAD' | 'GET';
+  userAgent?: string;
 }
 
 const USER_AGENT = 'temp-inbox-webhooks/1';
@@ -117,9 +120,11 @@ export function postWebhook(req: PostRequest): Promise<PostResult> {
 
     const tls = req.url.protocol === 'https:';
     try {
+      const method = req.method ?? 'POST';
+      const bodyHeaders: Record<string, string> = method === 'POST' ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(req.body)) } : {};
       const options: RequestOptions & { autoSelectFamily: boolean } = {
-        method: 'POST',
-        headers: { ...req.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(req.body)), 'user-agent': USER_AGENT },
+        method,
+        headers: { ...req.headers, ...bodyHeaders, 'user-agent': req.userAgent ?? USER_AGENT },
         lookup: pinnedLookup(req.addresses),
         // Every checked address is tried (IPv4 first), as for any name with several.
         autoSelectFamily: true,
@@ -141,7 +146,7 @@ export function postWebhook(req: PostRequest): Promise<PostResult> {
         res.on('error', () => finish(result));
         res.on('close', () => finish(result));
       });
-      request.end(req.body);
+      request.end(method === 'POST' ? req.body : undefined);
     } catch (err) {
       failed(err as NodeJS.ErrnoException);
     }

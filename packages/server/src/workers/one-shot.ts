@@ -38,21 +38,21 @@ function release(): void {
   else running--;
 }
 
-export async function runOneShot(url: URL, data: unknown, input: Buffer): Promise<Buffer> {
+export async function runOneShot(url: URL, data: unknown, input: Buffer, timeoutMs = WORKER_TIMEOUT_MS): Promise<Buffer> {
   await slot();
   try {
-    return await runWorker(url, data, input);
+    return await runWorker(url, data, input, timeoutMs);
   } finally {
     release();
   }
 }
 
 /** One job in a worker of its own, outside the cap above (for callers bounded elsewhere: the mail.tm message view). */
-export async function runWorker(url: URL, data: unknown, input: Buffer): Promise<Buffer> {
+export async function runWorker(url: URL, data: unknown, input: Buffer, timeoutMs = WORKER_TIMEOUT_MS): Promise<Buffer> {
   const worker = startModuleWorker(url, { workerData: data });
   try {
     return await new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new AppError('unavailable', 'Reading the message took too long; retry in a moment.', 5)), WORKER_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(new AppError('unavailable', 'Reading the message took too long; retry in a moment.', 5)), timeoutMs);
       worker.once('message', (bytes: Uint8Array) => {
         clearTimeout(timer);
         resolve(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));

@@ -1,0 +1,99 @@
+// GET /api/mail/{uuid}/report (docs/api.md "Deliverability report"): would this mail reach
+// an inbox, and will it look right there. Sections, each with a verdict and its findings.
+import { Type, type Static } from '@sinclair/typebox';
+
+export const REPORT_VERDICTS = ['pass', 'warn', 'fail', 'unavailable'] as const;
+export const ReportVerdict = Type.Union(
+  REPORT_VERDICTS.map((v) => Type.Literal(v)),
+  { description: 'pass: nothing to fix; warn: worth a look; fail: a mailbox provider or client would refuse, hide or break it; unavailable: the section could not be computed (see `reason`).' },
+);
+export type ReportVerdict = Static<typeof ReportVerdict>;
+
+export const ReportFinding = Type.Object({
+  rule: Type.String({ description: 'A stable identifier of what was checked, e.g. `img-alt` or `dmarc-published`.' }),
+  verdict: ReportVerdict,
+  message: Type.String({ description: 'One sentence: what was found and, when it is not a pass, what to change.' }),
+  evidence: Type.Optional(Type.String({ description: 'What in the message (or in our verdicts) the finding rests on, at most 500 characters.' })),
+});
+export type ReportFinding = Static<typeof ReportFinding>;
+
+const sectionFields = {
+  verdict: ReportVerdict,
+  reason: Type.Optional(Type.String({ description: 'Why the section is `unavailable`.' })),
+  findings: Type.Array(ReportFinding),
+};
+
+export const SpamRule = Type.Object({
+  name: Type.String(),
+  score: Type.Number(),
+  description: Type.String({ description: 'The scanner\'s own description of the rule (may be empty).' }),
+});
+export type SpamRule = Static<typeof SpamRule>;
+
+export const SpamSection = Type.Object({
+  ...sectionFields,
+  scanner: Type.Union([Type.Literal('rspamd'), Type.Literal('spamd'), Type.Null()], { description: 'The scanner SPAM_SCANNER names; null when none is set.' }),
+  score: Type.Union([Type.Number(), Type.Null()]),
+  threshold: Type.Union([Type.Number(), Type.Null()], { description: 'The score from which the scanner calls the mail spam.' }),
+  rules: Type.Array(SpamRule, { description: 'Every rule that fired, highest score first.' }),
+});
+export type SpamSection = Static<typeof SpamSection>;
+
+export const HtmlFeature = Type.Object({
+  title: Type.String({ description: 'The feature as caniemail.com names it, e.g. `display:flex` or `<form> element`.' }),
+  unsupported: Type.Array(Type.String(), { description: 'Clients (family.platform, e.g. `outlook.windows`) that do not support it.' }),
+  partial: Type.Array(Type.String(), { description: 'Clients that support it in part.' }),
+  notes: Type.Array(Type.String(), { description: 'caniemail.com\'s notes on the partial support.' }),
+});
+export type HtmlFeature = Static<typeof HtmlFeature>;
+
+export const HtmlSection = Type.Object({
+  ...sectionFields,
+  clients: Type.Integer({ description: 'Mail clients checked (every one caniemail.com has data for).' }),
+  supported: Type.Union([Type.Integer(), Type.Null()], { description: 'Clients that support every feature the HTML uses, at least in part; null without HTML.' }),
+  support: Type.Union([Type.Number(), Type.Null()], { description: 'supported / clients as a percentage with one decimal; null without HTML.' }),
+  features: Type.Array(HtmlFeature, { description: 'Each feature the HTML uses that some client does not (fully) support.' }),
+  data_date: Type.String({ description: 'When the caniemail.com data the check used was last updated.' }),
+});
+export type HtmlSection = Static<typeof HtmlSection>;
+
+export const LINK_RESULTS = ['ok', 'redirect', 'broken', 'refused', 'skipped', 'error'] as const;
+export const LinkEntry = Type.Object({
+  url: Type.String(),
+  kind: Type.Union([Type.Literal('link'), Type.Literal('image')]),
+  result: Type.Optional(
+    Type.Union(LINK_RESULTS.map((r) => Type.Literal(r)), {
+      description: 'With ?links=check only. ok: 2xx; redirect: 3xx (not followed); broken: 4xx/5xx; refused: the guard refused its address (private, loopback, …) or its form; skipped: never fetched because fetching it could change something (unsubscribe, confirm, …) or past the limits; error: no answer.',
+    }),
+  ),
+  status: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status, or null when none came.' })),
+  reason: Type.Optional(Type.String()),
+});
+export type LinkEntry = Static<typeof LinkEntry>;
+
+export const LinksSection = Type.Object({
+  ...sectionFields,
+  checked: Type.Boolean({ description: 'True when the links were fetched (?links=check).' }),
+  links: Type.Array(LinkEntry, { description: 'Every distinct http(s) link and image URL, in order of appearance (at most 200).' }),
+  links_truncated: Type.Boolean(),
+});
+export type LinksSection = Static<typeof LinksSection>;
+
+export const PlainSection = Type.Object(sectionFields);
+export type PlainSection = Static<typeof PlainSection>;
+
+export const MailReport = Type.Object({
+  verdict: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')], { description: 'The worst verdict of the sections that could be computed.' }),
+  spam: SpamSection,
+  html: HtmlSection,
+  links: LinksSection,
+  content: PlainSection,
+  sender: PlainSection,
+});
+export type MailReport = Static<typeof MailReport>;
+
+export const ReportQuery = Type.Object(
+  { links: Type.Optional(Type.String({ description: '`check` to fetch each link (HEAD, GET where HEAD is refused) through the address guard; anything else, or absent, only lists them.' })) },
+  { additionalProperties: true },
+);
+export type ReportQuery = Static<typeof ReportQuery>;

@@ -1,0 +1,74 @@
+// The HTML compatibility section: for each HTML element, attribute and CSS property the
+// mail uses, which mail clients do not support it or support it in part, from the
+// caniemail.com data as the `caniemail` package ships and checks it. Runs in the report's
+// worker: the package parses with htmlparser2's Parser, whose time grows with nesting, so
+// markup past the bounds below is not handed to it at all (the worker's time-out is the
+// last resort).
+import type { HtmlFeature, HtmlSection } from '@temp-inbox/api';
+import { caniemail, rawData } from 'caniemail';
+import type { HtmlFacts } from './html-scan.js';
+
+/** Past any of these the section is `unavailable` rather than a parse that may take seconds. */
+export const HTML_CHECK_LIMITS = { bytes: 2 * 1024 * 1024, depth: 400, elements: 50_000, attributes: 200_000 };
+
+type Globs = Parameters<typeof caniemail>[0]['clients'];
+
+/** Every client (family.platform) the data has results for and the package checks (it refuses names it does not know). */
+export const CLIENTS: readonly string[] = (() => {
+  const out = new Set<string>();
+  for (const feature of rawData.data) for (const [family, platforms] of Object.entries(feature.stats ?? {})) for (const platform of Object.keys(platforms ?? {})) out.add(`${family}.${platform}`);
+  return [...out].sort().filter((client) => {
+    try {
+      caniemail({ clients: [client] as Globs, html: '<p></p>' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+})();
+
+interface Issue {
+  title: string;
+  notes?: string[];
+}
+
+const dataDate = () => String(rawData.last_update_date);
+
+function tooLarge(facts: HtmlFacts): string | null {
+  const l = HTML_CHECK_LIMITS;
+  if (facts.bytes > l.bytes) return `The HTML is larger than ${l.bytes / 1024 / 1024} MiB; it is not checked.`;
+  if (facts.depth > l.depth) return `The HTML nests ${facts.depth} elements deep (more than ${l.depth}); it is not checked.`;
+  if (facts.elements > l.elements) return `The HTML has more than ${l.elements} elements; it is not checked.`;
+  if (facts.attributes > l.attributes) return `The HTML has more than ${l.attributes} attributes; it is not checked.`;
+  return null;
+}
+
+export function htmlSection(html: string | null, facts: HtmlFacts | null): HtmlSection {
+  const base = { clients: CLIENTS.length, data_date: dataDate() };
+  if (html === null || facts === null) return { ...base, verdict: 'pass', findings: [], supported: null, support: null, features: [] };
+  const refused = tooLarge(facts);
+  if (refused) return { ...base, verdict: 'unavailable', reason: refused, findings: [], supported: null, support: null, features: [] };
+  const { issues } = caniemail({ clients: [...CLIENTS] as Globs, html });
+  const features = new Map<string, { unsupported: Set<string>; partial: Set<string>; notes: Set<string> }>();
+  const entry = (title: string) => {
+    let f = features.get(title);
+    if (!f) features.set(title, (f = { unsupported: new Set(), partial: new Set(), notes: new Set() }));
+    return f;
+  };
+  for (const [client, list] of issues.errors as unknown as Map<string, Issue[]>) for (const i of list) entry(i.title).unsupported.add(client);
+  for (const [client, list] of issues.warnings as unknown as Map<string, Issue[]>) {
+    for (const i of list) {
+      const f = entry(i.title);
+      f.partial.add(client);
+      for (const n of i.notes ?? []) if (f.notes.size < 10) f.notes.add(n);
+    }
+  }
+  const failing = new Set((issues.errors as unknown as Map<string, Issue[]>).keys());
+  const supported = CLIENTS.length - failing.size;
+  const support = Math.round((1000 * supported) / CLIENTS.length) / 10;
+  const list: HtmlFeature[] = [...features].map(([title, f]) => ({ title, unsupported: [...f.unsupported].sort(), partial: [...f.partial].sort(), notes: [...f.notes] }));
+  list.sort((a, b) => b.unsupported.length - a.unsupported.length || b.partial.length - a.partial.length || a.title.localeCompare(b.title));
+  const verdict = support < 50 ? 'fail' : list.length > 0 ? 'warn' : 'pass';
+  const findings = list.length === 0 ? [] : [{ rule: 'html-support', verdict, message: `${supported} of ${CLIENTS.length} mail clients support every feature this HTML uses, at least in part (${support}%).` } as const];
+  return { ...base, verdict, findings: [...findings], supported, support, features: list.slice(0, 200) };
+}

@@ -1,0 +1,95 @@
+// The deliverability report of one mail (GET /api/mail/{uuid}/report; docs/api.md
+// "Deliverability report"). Built when asked, never on arrival: it never holds up a 250.
+// The parsed view comes from the parser's threads (with their per-client turns and
+// bounds); the sections that read the message are built in a worker of their own
+// (report-worker.ts) within REPORT_TIMEOUT; the spam scan and the link check are network
+// exchanges with deadlines. A section that cannot be had is `unavailable`, with why.
+import type { HtmlSection, LinksSection, MailReport, PlainSection, ReportVerdict } from '@temp-inbox/api';
+import { AppError } from '../domain/errors.js';
+import type { ParsedMailView } from '../mail/parse/parsed-views.js';
+import { moduleWorkerUrl } from '../workers/module-worker.js';
+import { runOneShot } from '../workers/one-shot.js';
+import { checkLinks, type LinkCheckOptions } from './link-check.js';
+import { headerValues } from './findings.js';
+import { scanMessage, type ScannerTarget } from './spam-scanner.js';
+import type { ReportContent, StaticSections } from './static-report.js';
+
+export interface ReportMailSource {
+  readParsed(addressId: number, uuid: string, client: string): Promise<ParsedMailView>;
+  getMail(addressId: number, uuid: string): Promise<{ raw: Buffer }>;
+}
+
+export interface ReportServiceOptions {
+  mail: ReportMailSource;
+  scanner: ScannerTarget | null;
+  scan: { timeoutMs: number; maxBytes: number };
+  links: LinkCheckOptions;
+  /** The worker that reads the message: past this, its sections are `unavailable`. */
+  workerTimeoutMs: number;
+}
+
+export interface ReportService {
+  /** `checkLinks`: fetch each link (?links=check); otherwise they are only listed. */
+  report(addressId: number, uuid: string, client: string, opts: { checkLinks: boolean }): Promise<MailReport>;
+}
+
+const RANK: Record<ReportVerdict, number> = { pass: 0, unavailable: 0, warn: 1, fail: 2 };
+
+function overall(sections: { verdict: ReportVerdict }[]): MailReport['verdict'] {
+  const worstRank = Math.max(...sections.map((s) => RANK[s.verdict]));
+  return worstRank === 2 ? 'fail' : worstRank === 1 ? 'warn' : 'pass';
+}
+
+function linksSection(list: StaticSections['links'], truncated: boolean, checked: boolean): LinksSection {
+  if (!checked) return { verdict: 'pass', findings: [], checked: false, links: list, links_truncated: truncated };
+  const broken = list.filter((l) => l.result === 'broken' || l.result === 'error');
+  const refused = list.filter((l) => l.result === 'refused');
+  const findings = [
+    broken.length === 0
+      ? { rule: 'links-broken', verdict: 'pass' as const, message: 'No link checked is broken.' }
+      : { rule: 'links-broken', verdict: 'fail' as const, message: `${broken.length} link(s) answered an error or nothing.`, evidence: broken.slice(0, 3).map((l) => l.url).join(', ').slice(0, 500) },
+  ];
+  if (refused.length > 0) findings.push({ rule: 'links-refused', verdict: 'warn' as const, message: `${refused.length} link(s) point at addresses the check does not fetch (private, loopback or malformed): recipients cannot open them either.`, evidence: refused.slice(0, 3).map((l) => l.url).join(', ').slice(0, 500) } as never);
+  const verdict = broken.length > 0 ? 'fail' : refused.length > 0 ? 'warn' : 'pass';
+  return { verdict, findings, checked: true, links: list, links_truncated: truncated };
+}
+
+function unavailableStatic(reason: string): StaticSections {
+  const plain: PlainSection = { verdict: 'unavailable', reason, findings: [] };
+  const html: HtmlSection = { verdict: 'unavailable', reason, findings: [], clients: 0, supported: null, support: null, features: [], data_date: '' };
+  return { html, content: plain, sender: { ...plain }, links: [], linksTruncated: false };
+}
+
+export function createReportService(opts: ReportServiceOptions): ReportService {
+  const workerUrl = moduleWorkerUrl(import.meta.url, 'report-worker');
+
+  async function staticPart(view: ParsedMailView, raw: Buffer): Promise<StaticSections> {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(view.content.length);
+    try {
+      const answer = await runOneShot(workerUrl, null, Buffer.concat([head, view.content, raw]), opts.workerTimeoutMs);
+      return JSON.parse(answer.toString('utf8')) as StaticSections;
+    } catch (err) {
+      // Out of time: hostile markup that the bounds did not catch. Busy: the other sections still come.
+      if (err instanceof AppError && err.code === 'unavailable') return unavailableStatic(`The message could not be read within ${opts.workerTimeoutMs / 1000} s, or every report worker was busy.`);
+      throw err;
+    }
+  }
+
+  return {
+    async report(addressId, uuid, client, { checkLinks: check }) {
+      const view = await opts.mail.readParsed(addressId, uuid, client);
+      const { raw } = await opts.mail.getMail(addressId, uuid);
+      const [fixed, spam] = await Promise.all([staticPart(view, raw), scanMessage(opts.scanner, raw, opts.scan)]);
+      let links = fixed.links;
+      if (check && links.length > 0) {
+        const content = JSON.parse(view.content.toString('utf8')) as Pick<ReportContent, 'headers'>;
+        const acting = new Set(headerValues(content.headers, 'List-Unsubscribe').flatMap((v) => [...v.matchAll(/<(https?:[^>]+)>/gi)].map((m) => m[1]!)));
+        links = await checkLinks(links, acting, opts.links);
+      }
+      const linkSection = linksSection(links, fixed.linksTruncated, check);
+      const sections = [spam, fixed.html, linkSection, fixed.content, fixed.sender];
+      return { verdict: overall(sections), spam, html: fixed.html, links: linkSection, content: fixed.content, sender: fixed.sender };
+    },
+  };
+}
