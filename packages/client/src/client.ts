@@ -2,6 +2,7 @@
 // fetch (Node 20+, browsers); no dependencies at all: the answers' types are in
 // api-types.ts, generated from @temp-inbox/api's schemas.
 import './dispose.js';
+import { path, routes } from './api-routes.js';
 import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SandboxTokenResponse, SettingsResponse } from './api-types.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import { rankLinks, type LinkMatcher } from './links.js';
@@ -253,7 +254,7 @@ export class TempInboxClient {
     if (given !== undefined || this.proofOfWork === false) return given;
     let challenge: PowChallenge | undefined;
     try {
-      challenge = await this.json<PowChallenge>('GET', '/api/challenge');
+      challenge = await this.json<PowChallenge>('GET', path(routes.challenge));
     } catch (err) {
       if (err instanceof TempInboxError && err.status === 404) {
         this.proofOfWork = false;
@@ -279,7 +280,7 @@ export class TempInboxClient {
       if (opts.domain !== undefined) body['domain'] = opts.domain;
       if (token !== undefined) body['cf_token'] = token;
       if (withName && opts.name !== undefined) body['name'] = opts.name;
-      return this.json<NewAddressResponse>('POST', '/api/new_address', { body });
+      return this.json<NewAddressResponse>('POST', path(routes.newAddress), { body });
     };
     let created: NewAddressResponse | undefined;
     try {
@@ -300,8 +301,8 @@ export class TempInboxClient {
    */
   async openInbox(token: string, opts: OpenInboxOptions = {}): Promise<Inbox> {
     const [settings, newest] = await Promise.all([
-      this.json<SettingsResponse>('GET', '/api/settings', { token }),
-      opts.since !== undefined ? Promise.resolve(opts.since) : this.json<MailsResponse>('GET', '/api/mails?limit=1&offset=0', { token }).then((r) => r?.results[0]?.id ?? 0),
+      this.json<SettingsResponse>('GET', path(routes.settings), { token }),
+      opts.since !== undefined ? Promise.resolve(opts.since) : this.json<MailsResponse>('GET', `${path(routes.mails)}?limit=1&offset=0`, { token }).then((r) => r?.results[0]?.id ?? 0),
     ]);
     return new Inbox(this, settings!.address, token, newest);
   }
@@ -313,7 +314,7 @@ export class TempInboxClient {
    * Rejects with TempInboxError 401 for a wrong name or password.
    */
   async openSandbox(opts: OpenSandboxOptions): Promise<Inbox> {
-    const login = await this.json<SandboxTokenResponse>('POST', '/api/sandbox/token', { body: { name: opts.name, password: opts.password } });
+    const login = await this.json<SandboxTokenResponse>('POST', path(routes.sandboxToken), { body: { name: opts.name, password: opts.password } });
     const inbox = await this.openInbox(login!.jwt, opts.since === undefined ? {} : { since: opts.since });
     inbox.sandbox = new InboxSandbox(this, login!.name, login!.jwt);
     return inbox;
@@ -362,7 +363,7 @@ export class Inbox implements MessageSource {
 
   /** Mail, newest first (GET /api/mails), with its metadata parsed; `count` is the total. */
   async list(opts: { limit?: number; offset?: number } = {}): Promise<{ mails: MailSummary[]; count: number }> {
-    const body = await this.#client.json<MailsResponse>('GET', `/api/mails?limit=${opts.limit ?? 100}&offset=${opts.offset ?? 0}`, { token: this.token });
+    const body = await this.#client.json<MailsResponse>('GET', `${path(routes.mails)}?limit=${opts.limit ?? 100}&offset=${opts.offset ?? 0}`, { token: this.token });
     return { mails: body!.results.map(parseSummary), count: body!.count };
   }
 
@@ -370,7 +371,7 @@ export class Inbox implements MessageSource {
   async read(uuid: string, opts: { signal?: AbortSignal } = {}): Promise<Message> {
     const cached = this.#cache.get(uuid);
     if (cached) return cached;
-    const body = await this.#client.json<ParsedMail>('GET', `/api/mail/${encodeURIComponent(uuid)}/parsed`, { token: this.token, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const body = await this.#client.json<ParsedMail>('GET', path(routes.parsedMail, { uuid }), { token: this.token, ...(opts.signal ? { signal: opts.signal } : {}) });
     const message = new Message(this, body!);
     if (this.#cache.size >= CACHED_MESSAGES) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(uuid, message);
@@ -379,13 +380,13 @@ export class Inbox implements MessageSource {
 
   /** The message source as received, with the service's Received: line first. */
   async raw(uuid: string): Promise<string> {
-    const body = await this.#client.json<FullMail>('GET', `/api/mail/${encodeURIComponent(uuid)}`, { token: this.token });
+    const body = await this.#client.json<FullMail>('GET', path(routes.mail, { uuid }), { token: this.token });
     return body!.raw;
   }
 
   /** The decoded bytes of one attachment. */
   attachmentContent(uuid: string, attachmentId: string): Promise<Uint8Array> {
-    return this.#client.call('GET', `/api/attachment/${encodeURIComponent(uuid)}/${encodeURIComponent(attachmentId)}`, { token: this.token }, async (res) => new Uint8Array(await res.arrayBuffer()));
+    return this.#client.call('GET', path(routes.attachment, { uuid, attachmentId }), { token: this.token }, async (res) => new Uint8Array(await res.arrayBuffer()));
   }
 
   /**
@@ -393,7 +394,7 @@ export class Inbox implements MessageSource {
    * the mail as listed. Reading a mail never marks it: this is the only way.
    */
   async markSeen(uuid: string, seen = true): Promise<MailSummary> {
-    const item = await this.#client.json<MailListItem>('PATCH', `/api/mail/${encodeURIComponent(uuid)}`, { token: this.token, body: { seen } });
+    const item = await this.#client.json<MailListItem>('PATCH', path(routes.mail, { uuid }), { token: this.token, body: { seen } });
     // A Message read before holds the old value.
     this.#cache.delete(uuid);
     return parseSummary(item!);
@@ -401,20 +402,20 @@ export class Inbox implements MessageSource {
 
   /** Deletes one mail. */
   async deleteMail(uuid: string): Promise<void> {
-    await this.#client.json('DELETE', `/api/mails/${encodeURIComponent(uuid)}`, { token: this.token });
+    await this.#client.json('DELETE', path(routes.deleteMail, { uuid }), { token: this.token });
     this.#cache.delete(uuid);
   }
 
   /** Deletes every mail of the inbox. */
   async clear(): Promise<void> {
-    await this.#client.json('DELETE', '/api/clear_inbox', { token: this.token });
+    await this.#client.json('DELETE', path(routes.clearInbox), { token: this.token });
     this.#cache.clear();
   }
 
   /** Deletes the inbox and all its mail; the token stops working. A second call does nothing. */
   async delete(): Promise<void> {
     if (this.#deleted) return;
-    await this.#client.json('DELETE', '/api/delete_address', { token: this.token });
+    await this.#client.json('DELETE', path(routes.deleteAddress), { token: this.token });
     this.#deleted = true;
     this.#cache.clear();
   }
@@ -491,7 +492,7 @@ export class Inbox implements MessageSource {
         const left = Number.isFinite(deadline) ? deadline - now() : Infinity;
         const seconds = Math.max(1, Math.min(this.#client.longPollSeconds, Math.ceil(left / 1000)));
         const query = new URLSearchParams({ since: String(cursor), timeout: String(seconds), ...filter });
-        const answer = await this.#client.json<MailsResponse>('GET', `/api/mails/wait?${query}`, {
+        const answer = await this.#client.json<MailsResponse>('GET', `${path(routes.waitMails)}?${query}`, {
           token: this.token,
           signal,
           rateRetries: Infinity,
@@ -539,7 +540,7 @@ export class Inbox implements MessageSource {
   async #scan(since: number, signal: AbortSignal): Promise<MailSummary[]> {
     const found: MailSummary[] = [];
     for (let offset = 0; ; offset += WAIT_WINDOW) {
-      const page = await this.#client.json<MailsResponse>('GET', `/api/mails?limit=${WAIT_WINDOW}&offset=${offset}`, { token: this.token, signal, rateRetries: Infinity });
+      const page = await this.#client.json<MailsResponse>('GET', `${path(routes.mails)}?limit=${WAIT_WINDOW}&offset=${offset}`, { token: this.token, signal, rateRetries: Infinity });
       const results = page!.results.map(parseSummary);
       found.push(...results.filter((m) => m.id > since));
       if (results.length < WAIT_WINDOW || results.some((m) => m.id <= since)) return found;

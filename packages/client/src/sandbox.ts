@@ -1,6 +1,7 @@
 // A sandbox (docs/api.md "Sandboxes"): an inbox that belongs to an SMTP login. Its handle is
 // the same Inbox an address's is; `inbox.sandbox` adds what only a sandbox has: its name and
 // its chaos settings (faults its own SMTP sessions get).
+import { path, routes } from './api-routes.js';
 import type { ChaosSettings, SandboxInfo } from './api-types.js';
 
 export interface OpenSandboxOptions {
@@ -29,15 +30,15 @@ export class InboxSandbox {
 
   /** The sandbox as the service has it: limits, chaos (GET /api/sandbox). */
   async info(): Promise<SandboxInfo> {
-    return (await this.#client.json<SandboxInfo>('GET', '/api/sandbox', { token: this.#token }))!;
+    return (await this.#client.json<SandboxInfo>('GET', path(routes.sandbox), { token: this.#token }))!;
   }
 
   async chaos(): Promise<ChaosSettings> {
-    return (await this.#client.json<ChaosSettings>('GET', '/api/sandbox/chaos', { token: this.#token }))!;
+    return (await this.#client.json<ChaosSettings>('GET', path(routes.sandboxChaos), { token: this.#token }))!;
   }
 
   /** Replaces the sandbox's chaos settings whole ({} turns every fault off); resolves with them as stored. */
   async setChaos(chaos: ChaosSettings): Promise<ChaosSettings> {
-    return (await this.#client.json<ChaosSettings>('PUT', '/api/sandbox/chaos', { token: this.#token, body: chaos }))!;
+    return (await this.#client.json<ChaosSettings>('PUT', path(routes.sandboxChaos), { token: this.#token, body: chaos }))!;
   }
 }

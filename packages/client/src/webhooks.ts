@@ -2,6 +2,7 @@
 // every mail the address receives is POSTed to its URL as JSON, signed as the Standard
 // Webhooks specification says, with the secret `set` answers once. Reached as
 // `inbox.webhook`; the inbox's token is its authority.
+import { path, routes } from './api-routes.js';
 import type { Webhook, WebhookCreated, WebhookDeliveriesResponse, WebhookDelivery, WebhookOutcome } from './api-types.js';
 import { TempInboxError } from './errors.js';
 
@@ -40,8 +41,6 @@ export interface WebhookAttempt {
   /** When the mail is tried again (failed only). */
   nextAttemptAt: Date | null;
 }
-
-const PATH = '/api/webhook';
 
 const info = (w: Webhook): InboxWebhookInfo => ({ url: w.url, createdAt: new Date(w.created_at) });
 
@@ -84,24 +83,24 @@ export class InboxWebhook {
    * (unless it runs with WEBHOOK_ALLOW_PRIVATE=true).
    */
   async set(url: string): Promise<InboxWebhookCreated> {
-    const w = await this.#client.json<WebhookCreated>('PUT', PATH, { token: this.#token, body: { url } });
+    const w = await this.#client.json<WebhookCreated>('PUT', path(routes.webhook), { token: this.#token, body: { url } });
     return { ...info(w!), secret: w!.secret };
   }
 
   /** The webhook (never its secret), or undefined when the inbox has none. */
   async get(): Promise<InboxWebhookInfo | undefined> {
-    return unlessNone(this.#client.json<Webhook>('GET', PATH, { token: this.#token }).then((w) => info(w!)), undefined);
+    return unlessNone(this.#client.json<Webhook>('GET', path(routes.webhook), { token: this.#token }).then((w) => info(w!)), undefined);
   }
 
   /** Removes the webhook, dropping deliveries not yet made; false when there was none. */
   async remove(): Promise<boolean> {
-    return unlessNone(this.#client.json('DELETE', PATH, { token: this.#token }).then(() => true), false);
+    return unlessNone(this.#client.json('DELETE', path(routes.webhook), { token: this.#token }).then(() => true), false);
   }
 
   /** The recent delivery attempts, newest first (`limit` 1..100, default 50; kept 7 days). */
   async deliveries(opts: { limit?: number } = {}): Promise<WebhookAttempt[]> {
     const query = opts.limit === undefined ? '' : `?limit=${encodeURIComponent(String(opts.limit))}`;
-    const body = await this.#client.json<WebhookDeliveriesResponse>('GET', `${PATH}/deliveries${query}`, { token: this.#token });
+    const body = await this.#client.json<WebhookDeliveriesResponse>('GET', `${path(routes.webhookDeliveries)}${query}`, { token: this.#token });
     return body!.results.map(attempt);
   }
 }
