@@ -34,7 +34,7 @@ if (command === 'backup') {
     process.exit(2);
   }
   try {
-    const { bytes, mails } = backupStore(config, args[0]);
+    const { bytes, mails } = backupStore(config.storage, args[0]);
     process.stdout.write(`temp-inbox: backup of ${mails} mails (${bytes} bytes) written to ${args[0]}.\n`);
     process.exit(0);
   } catch (err) {
@@ -51,8 +51,8 @@ const server = await startServer(config).catch((err: unknown) => {
 });
 const at = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host || '0.0.0.0'}:${port}`;
 process.stdout.write(
-  `temp-inbox: HTTP on ${server.httpUrl}, SMTP on port ${server.smtpPort}, domains ${config.mailDomains.join(', ')} ` +
-    `(listening on ${at(config.httpHost, server.httpPort)} and ${at(config.smtpHost, server.smtpPort)}, storage ${server.store.kind})\n`,
+  `temp-inbox: HTTP on ${server.httpUrl}, SMTP on port ${server.smtpPort}, domains ${config.mail.domains.join(', ')} ` +
+    `(listening on ${at(config.http.host, server.httpPort)} and ${at(config.smtp.host, server.smtpPort)}, storage ${server.store.kind})\n`,
 );
 
 /** How long stop() may take: SMTP's 5 s close timeout, then HTTP and storage. */

@@ -59,7 +59,7 @@ export async function startTempInbox(options: StartTempInboxOptions = {}): Promi
       ...options.env,
       DATA_DIR: dataDir,
     });
-    server = await startServer(config, { logger: pino({ level: config.logLevel }) });
+    server = await startServer(config, { logger: pino({ level: config.log.level }) });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
     // The option this caller passed, beside the variable the message names.
@@ -87,7 +87,7 @@ export async function startTempInbox(options: StartTempInboxOptions = {}): Promi
     url: running.httpUrl,
     smtpHost: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host,
     smtpPort: running.smtpPort,
-    domain: running.config.mailDomains[0]!,
+    domain: running.config.mail.domains[0]!,
     dataDir,
     stop() {
       stopping ??= (async () => {

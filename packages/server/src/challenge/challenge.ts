@@ -3,7 +3,7 @@
 // self-hosted ALTCHA proof of work (proof-of-work.ts), or none.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config/index.js';
+import type { ChallengeConfig } from '../config/index.js';
 import { createProofOfWork, powHmacKey } from './proof-of-work.js';
 import { createTurnstile } from './turnstile.js';
 import { createUsedChallenges } from './used-challenges.js';
@@ -11,10 +11,8 @@ import type { Challenge } from './types.js';
 
 export type { Challenge } from './types.js';
 
-type ChallengeConfig = Pick<Config, 'challenge' | 'turnstileSecretKey' | 'turnstileVerifyUrl' | 'powMaxNumber' | 'powChallengeTtlMs' | 'redisKeyPrefix'>;
-
-export function createBotChallenge(config: ChallengeConfig, deps: { sessionSecret: string; redis: Redis | undefined; now: () => number; logger: Logger }): Challenge {
-  switch (config.challenge) {
+export function createBotChallenge(config: ChallengeConfig, deps: { sessionSecret: string; redis: Redis | undefined; keyPrefix: string; now: () => number; logger: Logger }): Challenge {
+  switch (config.mode) {
     case 'turnstile':
       // loadConfig refuses CHALLENGE=turnstile without the secret.
       return createTurnstile({ secret: config.turnstileSecretKey ?? '', verifyUrl: config.turnstileVerifyUrl });
@@ -24,7 +22,7 @@ export function createBotChallenge(config: ChallengeConfig, deps: { sessionSecre
         maxNumber: config.powMaxNumber,
         ttlMs: config.powChallengeTtlMs,
         now: deps.now,
-        used: createUsedChallenges({ ...(deps.redis ? { redis: deps.redis } : {}), keyPrefix: config.redisKeyPrefix, now: deps.now, logger: deps.logger }),
+        used: createUsedChallenges({ ...(deps.redis ? { redis: deps.redis } : {}), keyPrefix: deps.keyPrefix, now: deps.now, logger: deps.logger }),
       });
     case 'off':
       return { mode: 'off', verify: async () => undefined };

@@ -42,131 +42,204 @@ export const RATE_LIMIT_ROUTES = {
 } as const satisfies Record<string, RateLimitRule>;
 export type RateLimitRoute = keyof typeof RATE_LIMIT_ROUTES;
 
-export interface Config {
-  httpHost: string;
-  httpPort: number;
-  smtpHost: string;
-  smtpPort: number;
-  smtpHostname: string;
-  smtpTlsCert: string | undefined;
-  smtpTlsKey: string | undefined;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  databaseSchema: string | undefined;
-  redisUrl: string | undefined;
-  redisKeyPrefix: string;
-  mailDomains: string[];
-  jwtSecret: string | undefined;
-  sessionSecret: string | undefined;
-  turnstileSecretKey: string | undefined;
-  turnstileSiteKey: string | undefined;
-  turnstileVerifyUrl: string;
-  /** CHALLENGE; unset: turnstile when TURNSTILE_SECRET_KEY is set, else off (resolved by loadConfig). */
-  challenge: ChallengeMode;
-  /** POW_MAX_NUMBER: the largest secret number of a proof-of-work challenge. */
-  powMaxNumber: number;
-  /** POW_CHALLENGE_TTL: how long a proof-of-work challenge may be solved and used. */
-  powChallengeTtlMs: number;
-  customNames: boolean;
-  plusAddressing: boolean;
-  catchAll: boolean;
-  /** MAILTM_API: the mail.tm-compatible API under /mailtm (docs/api.md "mail.tm-compatible API"). */
-  mailtmApi: boolean;
-  nameBlocklist: string[];
-  rateLimits: Record<RateLimitRoute, RateLimitRule>;
+/** HTTP_*, TRUST_PROXY, CORS_ORIGINS: the HTTP server itself (http/app.ts and its connection and answer caps). */
+export interface HttpConfig {
+  host: string;
+  port: number;
   trustProxy: TrustProxy | undefined;
   /** CORS_ORIGINS: undefined = no cross-origin access. */
   corsOrigins: CorsOrigins | undefined;
+  bodyLimit: number;
+  requestTimeoutMs: number;
+  maxParamLength: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT: how long an idle keep-alive connection stays open after an answer. */
+  keepAliveTimeoutMs: number;
+  /** HTTP_MAX_CONNECTIONS: HTTP connections open at once, in all (http/connection-caps.ts). */
+  maxConnections: number;
+  /** HTTP_MAX_CONNECTIONS_PER_CLIENT: the same from one socket peer (a trusted proxy excepted). */
+  maxConnectionsPerClient: number;
+  /** HTTP_ANSWER_BYTES_PER_CLIENT: bytes of mail and attachment answers being sent to one client at once (http/large-answers.ts). */
+  answerBytesPerClient: number;
+  /** HTTP_SEND_STALL_TIMEOUT: such an answer whose reader takes nothing for this long is ended. */
+  sendStallTimeoutMs: number;
+}
+
+/** SMTP_*: the SMTP receiver (smtp/); its per-window rates are in LimitsConfig. */
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  hostname: string;
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  maxClients: number;
+  maxClientsPerIp: number;
+  /** SMTP_TRUSTED_NETWORKS: clients exempt from the per-client connection cap and in-flight share. */
+  trustedNetworks: string[];
+  inflightBytes: number;
+  /** SMTP_CLIENT_INFLIGHT_BYTES: one client's share of inflightBytes; 0 until loadConfig resolves the default. */
+  clientInflightBytes: number;
+  /** SMTP_DATA_MIN_RATE (bytes/s, 0 = none) over each SMTP_DATA_RATE_WINDOW of a DATA transfer. */
+  dataMinRate: number;
+  dataRateWindowMs: number;
+  transactionTimeoutMs: number;
+  commandTimeoutMs: number;
+  maxJunkCommands: number;
+  maxBadRecipients: number;
+  badRecipientDelayMs: number;
+  /** Pause before each connection's greeting (smtp/greeting.ts). */
+  greetingDelayMs: number;
+  maxLineBytes: number;
+  maxRecipients: number;
+  /** SMTP_AUTH_ALLOW_INSECURE: AUTH without TLS from clients not on loopback. */
+  authAllowInsecure: boolean;
+}
+
+/** DATA_DIR, DATABASE_*, SQLITE_SYNCHRONOUS, DISK_MIN_FREE: where mail is kept (storage/). */
+export interface StorageConfig {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databaseSchema: string | undefined;
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** DISK_MIN_FREE: free space kept on DATA_DIR's disk (SQLite); below it new mail is refused. */
+  diskMinFree: FreeSpace;
+}
+
+/** REDIS_*: what nodes share (rate-limit counters, events, used challenges). */
+export interface RedisConfig {
+  url: string | undefined;
+  keyPrefix: string;
+}
+
+/** JWT_SECRET, SESSION_SECRET: undefined = generated once and kept in DATA_DIR (config/secrets.ts). */
+export interface SecretsConfig {
+  jwtSecret: string | undefined;
+  sessionSecret: string | undefined;
+}
+
+/** Addresses and their mail: names, domains, sizes, quotas and retention (mail/service.ts). */
+export interface MailConfig {
+  domains: string[];
+  customNames: boolean;
+  nameBlocklist: string[];
+  plusAddressing: boolean;
+  catchAll: boolean;
+  /** MAX_MESSAGE_BYTES: SMTP's SIZE, a sandbox's capture and POST /mailpit/api/v1/send alike. */
   maxMessageBytes: number;
   mailTtlMs: number;
   addressTtlMs: number;
   sweepIntervalMs: number;
-  eventsHeartbeatMs: number;
-  metricsToken: string | undefined;
-  /** ADMIN_TOKEN: undefined = no /api/admin/* and no admin page (404). */
-  adminToken: string | undefined;
-  /** WEBHOOK_URL: the operator's webhook, sent every mail; undefined = none. */
-  webhookUrl: string | undefined;
-  /** WEBHOOK_SECRET: the operator's webhook's signing key (whsec_…); required with webhookUrl. */
-  webhookSecret: string | undefined;
-  /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to loopback and private addresses (intranets, tests). */
-  webhookAllowPrivate: boolean;
-  logLevel: string;
-  /** RATE_LIMITS=off: every per-client limit below and RATE_LIMIT_<ROUTE> off. */
-  rateLimitsOn: boolean;
-  smtpMaxClients: number;
-  smtpMaxClientsPerIp: number;
-  /** SMTP_TRUSTED_NETWORKS: clients exempt from the per-client connection cap and in-flight share. */
-  smtpTrustedNetworks: string[];
-  smtpInflightBytes: number;
-  /** SMTP_CLIENT_INFLIGHT_BYTES: one client's share of smtpInflightBytes; 0 until loadConfig resolves the default. */
-  smtpClientInflightBytes: number;
-  /** SMTP_DATA_MIN_RATE (bytes/s, 0 = none) over each SMTP_DATA_RATE_WINDOW of a DATA transfer. */
-  smtpDataMinRate: number;
-  smtpDataRateWindowMs: number;
-  smtpTransactionTimeoutMs: number;
-  smtpCommandTimeoutMs: number;
-  smtpMaxJunkCommands: number;
-  smtpMaxBadRecipients: number;
-  smtpBadRecipientDelayMs: number;
-  /** Pause before each connection's greeting (smtp/greeting.ts). */
-  smtpGreetingDelayMs: number;
-  smtpRateMessages: RateLimitRule;
-  smtpRateRecipients: RateLimitRule;
-  smtpRateBytes: RateLimitRule;
-  /** CATCH_ALL: addresses one client's mail may create per window. */
-  smtpRateNewAddresses: RateLimitRule;
-  /** SMTP_DAILY_BYTES: message bytes per client and 24 hours; 0 = no limit. */
-  smtpDailyBytes: number;
-  /** DISK_MIN_FREE: free space kept on DATA_DIR's disk (SQLite); below it new mail is refused. */
-  diskMinFree: FreeSpace;
   addressMaxMails: number;
   addressMaxBytes: number;
-  parseTimeoutMs: number;
-  /** AUTH_CHECKS: SPF, DKIM, DMARC and ARC verdicts of incoming mail. */
-  authChecks: boolean;
-  /** DNS_SERVERS for those checks, in node:dns setServers form; undefined: the system's. */
-  dnsServers: string[] | undefined;
-  parseThreads: number;
-  /** PARSE_VIEWS_PER_CLIENT: parsed views one client may have waiting or parsing at once (mail/parse/parsed-views.ts). */
-  parseViewsPerClient: number;
-  /** PARSE_VIEWS_WAITING: parsed views waiting or parsing at once, in all. */
-  parseViewsWaiting: number;
-  /** MAILTM_LOGIN_FAILURES: failed POST /mailtm/token per account (address) per window; past it the account is locked for the window. */
-  mailtmLoginFailures: RateLimitRule;
-  /** MAILTM_LOGIN_FAILURES_NETWORK: failed logins per IPv6 /48 or IPv4 /24 per window. */
-  mailtmLoginFailuresNetwork: RateLimitRule;
-  /** MAILTM_LOGIN_FAILURES_PROVIDER: failed logins per IPv6 /32 per window. */
-  mailtmLoginFailuresProvider: RateLimitRule;
-  sqliteSynchronous: 'FULL' | 'NORMAL';
-  smtpMaxLineBytes: number;
-  smtpMaxRecipients: number;
-  httpBodyLimit: number;
-  httpRequestTimeoutMs: number;
-  httpMaxParamLength: number;
-  /** HTTP_KEEP_ALIVE_TIMEOUT: how long an idle keep-alive connection stays open after an answer. */
-  httpKeepAliveTimeoutMs: number;
-  /** HTTP_MAX_CONNECTIONS: HTTP connections open at once, in all (http/connection-caps.ts). */
-  httpMaxConnections: number;
-  /** HTTP_MAX_CONNECTIONS_PER_CLIENT: the same from one socket peer (a trusted proxy excepted). */
-  httpMaxConnectionsPerClient: number;
-  /** HTTP_ANSWER_BYTES_PER_CLIENT: bytes of mail and attachment answers being sent to one client at once (http/large-answers.ts). */
-  httpAnswerBytesPerClient: number;
-  /** HTTP_SEND_STALL_TIMEOUT: such an answer whose reader takes nothing for this long is ended. */
-  httpSendStallTimeoutMs: number;
-  /** SANDBOXES: logins created or updated at start-up (docs/decisions.md "Sandboxes"). */
-  sandboxes: { name: string; password: string }[];
-  /** SMTP_AUTH_ALLOW_INSECURE: AUTH without TLS from clients not on loopback. */
-  smtpAuthAllowInsecure: boolean;
-  /** A new sandbox's quota and retention unless it is given its own. */
-  sandboxMaxMails: number;
-  sandboxMaxBytes: number;
-  sandboxRetentionMs: number;
-  /** Failed sandbox logins (SMTP AUTH and POST /api/sandbox/token) per client and per login name before a lock-out. */
-  sandboxLoginFailures: RateLimitRule;
-  sandboxLoginFailuresPerName: RateLimitRule;
   jwtMaxLength: number;
-  eventsPerClient: number;
-  eventsPerAddress: number;
-  eventsPerNode: number;
+}
+
+/** PARSE_*: the threads that parse mail and the parsed views waiting for them (mail/parse/). */
+export interface ParseConfig {
+  threads: number;
+  timeoutMs: number;
+  /** PARSE_VIEWS_PER_CLIENT: parsed views one client may have waiting or parsing at once (mail/parse/parsed-views.ts). */
+  viewsPerClient: number;
+  /** PARSE_VIEWS_WAITING: parsed views waiting or parsing at once, in all. */
+  viewsWaiting: number;
+}
+
+/** AUTH_CHECKS, DNS_SERVERS: SPF, DKIM, DMARC and ARC verdicts of incoming mail (mail/auth/). */
+export interface MailAuthConfig {
+  checks: boolean;
+  /** DNS_SERVERS in node:dns setServers form; undefined: the system's. */
+  dnsServers: string[] | undefined;
+}
+
+/** CHALLENGE, TURNSTILE_*, POW_*: the bot challenge on POST /api/new_address (challenge/). */
+export interface ChallengeConfig {
+  /** CHALLENGE; unset: turnstile when TURNSTILE_SECRET_KEY is set, else off (resolved by loadConfig). */
+  mode: ChallengeMode;
+  turnstileSecretKey: string | undefined;
+  turnstileSiteKey: string | undefined;
+  turnstileVerifyUrl: string;
+  /** POW_MAX_NUMBER: the largest secret number of a proof-of-work challenge. */
+  powMaxNumber: number;
+  /** POW_CHALLENGE_TTL: how long a proof-of-work challenge may be solved and used. */
+  powChallengeTtlMs: number;
+}
+
+/** MAILTM_API: the mail.tm-compatible API under /mailtm (docs/api.md "mail.tm-compatible API"); its login limits are in LimitsConfig. */
+export interface MailtmConfig {
+  api: boolean;
+}
+
+/** WEBHOOK_*: the operator's webhook and where any webhook may go (webhooks/). */
+export interface WebhooksConfig {
+  /** WEBHOOK_URL: sent every mail; undefined = none. */
+  url: string | undefined;
+  /** WEBHOOK_SECRET: its signing key (whsec_…); required with url. */
+  secret: string | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to loopback and private addresses (intranets, tests). */
+  allowPrivate: boolean;
+}
+
+/** EVENTS_*: the event streams and waits (http/stream-admission.ts, the push routes). */
+export interface EventsConfig {
+  heartbeatMs: number;
+  perClient: number;
+  perAddress: number;
+  perNode: number;
+}
+
+/** SANDBOX*: the logins created at start-up and a new sandbox's quota and retention (sandboxes/). */
+export interface SandboxesConfig {
+  /** SANDBOXES: logins created or updated at start-up (docs/decisions.md "Sandboxes"). */
+  logins: { name: string; password: string }[];
+  maxMails: number;
+  maxBytes: number;
+  retentionMs: number;
+}
+
+/** Every per-client window, HTTP and SMTP; RATE_LIMITS=off turns all of them off (limits/). */
+export interface LimitsConfig {
+  /** RATE_LIMITS=off: every limit below off. */
+  on: boolean;
+  /** RATE_LIMIT_<ROUTE>, per IP (http/rate-limit.ts). */
+  routes: Record<RateLimitRoute, RateLimitRule>;
+  /** SMTP_RATE_* and SMTP_DAILY_BYTES, per SMTP client. */
+  smtp: {
+    messages: RateLimitRule;
+    recipients: RateLimitRule;
+    bytes: RateLimitRule;
+    /** CATCH_ALL: addresses one client's mail may create per window. */
+    newAddresses: RateLimitRule;
+    /** SMTP_DAILY_BYTES: message bytes per client and 24 hours; 0 = no limit. */
+    dailyBytes: number;
+  };
+  /** MAILTM_LOGIN_FAILURES*: failed POST /mailtm/token per account (address), per IPv6 /48 or IPv4 /24, per IPv6 /32; past one the logins are locked for its window. */
+  mailtmLogin: { perAccount: RateLimitRule; perNetwork: RateLimitRule; perProvider: RateLimitRule };
+  /** SANDBOX_LOGIN_FAILURES*: failed sandbox logins (SMTP AUTH and POST /api/sandbox/token) per client and per login name before a lock-out. */
+  sandboxLogin: { client: RateLimitRule; login: RateLimitRule };
+}
+
+/**
+ * The configuration, in one section per part that uses it: each part is given its
+ * own section (startServer), never a list of fields picked from the whole.
+ */
+export interface Config {
+  http: HttpConfig;
+  smtp: SmtpConfig;
+  storage: StorageConfig;
+  redis: RedisConfig;
+  secrets: SecretsConfig;
+  mail: MailConfig;
+  parse: ParseConfig;
+  mailAuth: MailAuthConfig;
+  challenge: ChallengeConfig;
+  mailtm: MailtmConfig;
+  webhooks: WebhooksConfig;
+  events: EventsConfig;
+  sandboxes: SandboxesConfig;
+  limits: LimitsConfig;
+  /** ADMIN_TOKEN: undefined = no /api/admin/* and no admin page (404). */
+  admin: { token: string | undefined };
+  /** METRICS_TOKEN: undefined = no /metrics. */
+  metrics: { token: string | undefined };
+  /** LOG_LEVEL. */
+  log: { level: string };
 }

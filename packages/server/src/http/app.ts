@@ -131,20 +131,20 @@ const REQUEST_TIMEOUT_CHECK_MS = 5000;
 export async function buildHttp(deps: HttpDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    trustProxy: trustProxyOption(deps.config.trustProxy),
-    bodyLimit: deps.config.httpBodyLimit,
+    trustProxy: trustProxyOption(deps.config.http.trustProxy),
+    bodyLimit: deps.config.http.bodyLimit,
     // A body trickled in a byte at a time would otherwise hold its connection for ever
     // (Fastify leaves Node's request timeout off); Node checks it every 5 s (docs/security.md "HTTP").
     // Given to the server as it is made: Node 20 ignores a request timeout set afterwards
     // on a server made without one, as Fastify sets it.
-    requestTimeout: deps.config.httpRequestTimeoutMs,
+    requestTimeout: deps.config.http.requestTimeoutMs,
     // Fastify's default (72 s, renewed by every request) let idle connections pile up (docs/security.md "HTTP connections").
-    keepAliveTimeout: deps.config.httpKeepAliveTimeoutMs,
-    http: { requestTimeout: deps.config.httpRequestTimeoutMs, connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, deps.config.httpRequestTimeoutMs) },
+    keepAliveTimeout: deps.config.http.keepAliveTimeoutMs,
+    http: { requestTimeout: deps.config.http.requestTimeoutMs, connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, deps.config.http.requestTimeoutMs) },
     genReqId: (req) => (req as TaggedRequest)[kRequestId] ?? randomUUID(),
     logController: new AccessLog(deps.logger, deps.metrics),
     childLoggerFactory: lazyChildLogger,
-    routerOptions: { maxParamLength: deps.config.httpMaxParamLength },
+    routerOptions: { maxParamLength: deps.config.http.maxParamLength },
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
     // parsed strictly by the routes that take them.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -162,7 +162,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     res.setHeader('x-content-type-options', 'nosniff');
   });
 
-  capConnections(app.server, deps.config);
+  capConnections(app.server, deps.config.http);
   installErrorHandling(app, deps.storage);
   answerOddRequests(app.server);
   acceptEmptyJson(app);
@@ -179,7 +179,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   });
 
   // Before any route: its hook answers preflights ahead of the rate limits and authentication.
-  await registerCors(app, deps.config.corsOrigins);
+  await registerCors(app, deps.config.http.corsOrigins);
 
   // Rate limits run as a route-level hook on the routes that have one, so every
   // other request passes no hook for them.
@@ -192,13 +192,13 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
 
   await app.register(systemRoutes, { deps });
   await app.register(challengeRoutes, { deps });
-  if (deps.metrics && deps.config.metricsToken) await app.register(metricsRoute(deps.metrics, deps.config.metricsToken));
+  if (deps.metrics && deps.config.metrics.token) await app.register(metricsRoute(deps.metrics, deps.config.metrics.token));
   // One count of the large answers being sent to each client, for our routes and mail.tm's (HTTP_ANSWER_BYTES_PER_CLIENT).
-  const answers = createLargeAnswers(deps.config);
+  const answers = createLargeAnswers(deps.config.http);
   await app.register(mailRoutes, { deps, answers });
   await app.register(searchRoutes, { deps });
   // One count of what is open for every kind of stream (EVENTS_PER_*).
-  const streams = createStreamAdmission(deps.config, deps.metrics);
+  const streams = createStreamAdmission(deps.config.events, deps.metrics);
   await app.register(pushRoutes, { deps, streams });
   // MAILTM_API=off: no route under /mailtm, so every path there is the usual 404.
   if (deps.mailtm) await app.register(mailtmRoutes, { prefix: mounts.mailtm, deps, mailtm: deps.mailtm, streams, answers });
@@ -212,10 +212,11 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   await app.register(webhookRoutes, { deps });
   await app.register(uiRoutes, { deps });
   // Without ADMIN_TOKEN neither exists: /api/admin/* and /admin are the usual 404.
-  if (deps.admin && deps.config.adminToken) {
-    await app.register(adminRoutes, { deps, admin: deps.admin, token: deps.config.adminToken });
+  const adminToken = deps.config.admin.token;
+  if (deps.admin && adminToken) {
+    await app.register(adminRoutes, { deps, admin: deps.admin, token: adminToken });
     await app.register(adminPageRoutes, { deps });
-    if (deps.sandboxes) await app.register(adminSandboxRoutes, { deps, sandboxes: deps.sandboxes, token: deps.config.adminToken });
+    if (deps.sandboxes) await app.register(adminSandboxRoutes, { deps, sandboxes: deps.sandboxes, token: adminToken });
   }
   // Only the routes that set or read the session cookie parse cookies on every
   // request; the others read the `jwt` cookie when they need it (auth.ts).

@@ -15,15 +15,12 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { TrustProxy } from '../config/index.js';
+import type { HttpConfig, TrustProxy } from '../config/index.js';
 import { createOpenCounter } from '../limits/open-counter.js';
 import { clientKey } from './rate-limit.js';
 
-export interface ConnectionLimits {
-  httpMaxConnections: number;
-  httpMaxConnectionsPerClient: number;
-  trustProxy: TrustProxy | undefined;
-}
+/** HTTP_MAX_CONNECTIONS, HTTP_MAX_CONNECTIONS_PER_CLIENT and TRUST_PROXY, of the http section. */
+export type ConnectionLimits = Pick<HttpConfig, 'maxConnections' | 'maxConnectionsPerClient' | 'trustProxy'>;
 
 /** Seconds a refused client is told to wait. */
 const RETRY_AFTER_SECONDS = 5;
@@ -83,15 +80,15 @@ function refuse(socket: Socket, status: string, message: string): void {
 export function capConnections(server: Server, limits: ConnectionLimits): { open(): number } {
   const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
-  const perClient = createOpenCounter(limits.httpMaxConnectionsPerClient);
+  const perClient = createOpenCounter(limits.maxConnectionsPerClient);
   const trusted = trustedPeer(limits.trustProxy);
   let open = 0;
   server.on('connection', (socket: Socket) => {
-    if (open >= limits.httpMaxConnections) return refuse(socket, '503 Service Unavailable', 'Too many connections to this server; retry in a moment.');
+    if (open >= limits.maxConnections) return refuse(socket, '503 Service Unavailable', 'Too many connections to this server; retry in a moment.');
     const peer = socket.remoteAddress ?? '';
     const release = trusted(peer) ? () => {} : perClient.admit(clientKey(peer));
     if (!release) {
-      return refuse(socket, '429 Too Many Requests', `At most ${limits.httpMaxConnectionsPerClient} connections may be open from one client; reuse one (keep-alive) or close one first.`);
+      return refuse(socket, '429 Too Many Requests', `At most ${limits.maxConnectionsPerClient} connections may be open from one client; reuse one (keep-alive) or close one first.`);
     }
     open++;
     socket.once('close', () => {

@@ -17,31 +17,8 @@ import type { SandboxService } from '../sandboxes/types.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface HttpDeps {
-  config: Pick<
-    Config,
-    | 'trustProxy'
-    | 'corsOrigins'
-    | 'eventsHeartbeatMs'
-    | 'mailTtlMs'
-    | 'mailDomains'
-    | 'turnstileSiteKey'
-    | 'customNames'
-    | 'metricsToken'
-    | 'adminToken'
-    | 'httpBodyLimit'
-    | 'maxMessageBytes'
-    | 'httpRequestTimeoutMs'
-    | 'httpMaxParamLength'
-    | 'httpKeepAliveTimeoutMs'
-    | 'httpMaxConnections'
-    | 'httpMaxConnectionsPerClient'
-    | 'httpAnswerBytesPerClient'
-    | 'httpSendStallTimeoutMs'
-    | 'jwtMaxLength'
-    | 'eventsPerClient'
-    | 'eventsPerAddress'
-    | 'eventsPerNode'
-  >;
+  /** The sections the app and its routes read: its own, and those of the features it serves. */
+  config: Pick<Config, 'http' | 'events' | 'mail' | 'challenge' | 'admin' | 'metrics'>;
   sessionSecret: string;
   store: Store;
   /** Whether the store can take more (/health_check; told of writes that failed for lack of space). */

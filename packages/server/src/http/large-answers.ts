@@ -9,16 +9,15 @@
 //   to be written, is ended with its connection.
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpConfig } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { clientKey } from './rate-limit.js';
 
 /** Seconds a client over its cap is told to wait: the answers it has open finish or stall out meanwhile. */
 const RETRY_AFTER_SECONDS = 5;
 
-export interface LargeAnswerLimits {
-  httpAnswerBytesPerClient: number;
-  httpSendStallTimeoutMs: number;
-}
+/** HTTP_ANSWER_BYTES_PER_CLIENT and HTTP_SEND_STALL_TIMEOUT, of the http section. */
+export type LargeAnswerLimits = Pick<HttpConfig, 'answerBytesPerClient' | 'sendStallTimeoutMs'>;
 
 export interface LargeAnswers {
   /**
@@ -68,8 +67,8 @@ export function createLargeAnswers(limits: LargeAnswerLimits): LargeAnswers {
       if (reply.raw.closed || !reply.raw.socket || reply.raw.socket.destroyed) return;
       const key = clientKey(request.ip);
       const sending = open.get(key) ?? 0;
-      if (sending > 0 && sending + bytes > limits.httpAnswerBytesPerClient) {
-        throw new AppError('rate_limited', `At most ${limits.httpAnswerBytesPerClient} bytes of mail and attachments may be sent to one client at once; finish a download first.`, RETRY_AFTER_SECONDS);
+      if (sending > 0 && sending + bytes > limits.answerBytesPerClient) {
+        throw new AppError('rate_limited', `At most ${limits.answerBytesPerClient} bytes of mail and attachments may be sent to one client at once; finish a download first.`, RETRY_AFTER_SECONDS);
       }
       open.set(key, sending + bytes);
       reply.raw.once('close', () => {
@@ -77,7 +76,7 @@ export function createLargeAnswers(limits: LargeAnswerLimits): LargeAnswers {
         if (left > 0) open.set(key, left);
         else open.delete(key);
       });
-      endWhenStalled(reply.raw, limits.httpSendStallTimeoutMs);
+      endWhenStalled(reply.raw, limits.sendStallTimeoutMs);
     },
     inFlight: (ip) => open.get(clientKey(ip)) ?? 0,
   };

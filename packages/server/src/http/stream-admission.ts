@@ -2,6 +2,7 @@
 // mail.tm API's Mercure stream), per client, per address and in all (EVENTS_PER_*), and
 // how to end each at shutdown. One for the whole app, so that every kind of stream counts
 // against the same caps.
+import type { EventsConfig } from '../config/index.js';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../domain/errors.js';
 import { createOpenCounter } from '../limits/open-counter.js';
@@ -22,10 +23,10 @@ export interface StreamAdmission {
 }
 
 export function createStreamAdmission(
-  config: { eventsPerClient: number; eventsPerAddress: number; eventsPerNode: number },
+  config: Pick<EventsConfig, 'perClient' | 'perAddress' | 'perNode'>,
   metrics?: Metrics,
 ): StreamAdmission {
-  const { eventsPerClient, eventsPerAddress, eventsPerNode } = config;
+  const { perClient: eventsPerClient, perAddress: eventsPerAddress, perNode: eventsPerNode } = config;
   const perClient = createOpenCounter(eventsPerClient);
   const perAddress = createOpenCounter(eventsPerAddress);
   let openTotal = 0;

@@ -23,7 +23,8 @@ import { watchDataRate, type DataRateWatch } from './data-rate.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget, type InflightClaim } from './inflight-budget.js';
 import { reply } from './replies.js';
-import { guardAuth, type SmtpAuthOptions } from './auth.js';
+import { guardAuth, type SmtpAuthOptions, type SmtpLogin } from './auth.js';
+import type { SmtpConfig } from '../config/index.js';
 import { accountOf, createSink } from './sink.js';
 import { createCommandGuard, type GuardedConnection } from './command-guard.js';
 // Replaces smtp-server's removal of escape dots before any connection reads DATA.
@@ -31,44 +32,20 @@ import './data-escapes.js';
 import { connectWithGreeting } from './greeting.js';
 import { groupReplies } from './reply-grouping.js';
 
-export interface SmtpOptions {
-  host: string;
-  port: number;
-  hostname: string;
+/**
+ * The receiver's own configuration section (config/config.ts SmtpConfig: listeners, per-client
+ * caps, timeouts, sizes) and what it is given besides: the message size, the per-client windows,
+ * the store's disk and the logins of SMTP AUTH.
+ */
+export interface SmtpOptions extends SmtpConfig {
+  /** MAX_MESSAGE_BYTES: SIZE, and the largest message taken. */
   maxMessageBytes: number;
-  tlsCert?: string | undefined;
-  tlsKey?: string | undefined;
-  /** Connections open at once, in all and per client (IPv4 address, IPv6 /64). */
-  maxClients: number;
-  maxClientsPerIp: number;
-  /** Clients exempt from maxClientsPerIp and clientInflightBytes (SMTP_TRUSTED_NETWORKS). */
-  trustedNetworks: readonly string[];
-  /** Message bytes held in memory by all unfinished DATA together, and by one client's. */
-  inflightBytes: number;
-  clientInflightBytes: number;
-  /** The slowest DATA transfer kept (data-rate.ts): bytes/s (0: none) over each window. */
-  dataMinRate: number;
-  dataRateWindowMs: number;
-  /** Longest time from MAIL FROM to the end of DATA. */
-  transactionTimeoutMs: number;
-  /** Longest command line; recipients of one message (RFC 5321 §4.5.3.1.4, §4.5.3.1.8). */
-  maxLineBytes: number;
-  maxRecipients: number;
-  /** Refused recipients a session may try before it is closed. */
-  maxBadRecipients: number;
-  /** Delay of each refused recipient after the first BAD_RECIPIENTS_FREE. */
-  badRecipientDelayMs: number;
-  /** Pause before each connection's 220 (greeting.ts); 0 greets at once. */
-  greetingDelayMs: number;
-  /** Sessions that send no mail (command-guard.ts): time to send a whole command, and commands that move no mail (0: no limit). */
-  commandTimeoutMs: number;
-  maxJunkCommands: number;
   /** Per client and window (client-limits.ts); absent = no limit. */
   limits: SmtpLimits;
   /** The store's free space (DISK_MIN_FREE): not 'ok', MAIL FROM gets 452 4.3.1; a delivery that failed is told. */
   storage?: StorageGate | undefined;
-  /** SMTP AUTH in sink mode (auth.ts); absent: AUTH is never offered. */
-  auth?: SmtpAuthOptions | undefined;
+  /** The logins SMTP AUTH is offered for, in sink mode (auth.ts); absent: AUTH is never offered. */
+  login?: SmtpLogin | undefined;
 }
 
 /**
@@ -112,6 +89,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   const clients = createClientLimits({ trustedNetworks: opts.trustedNetworks, budget, limits: opts.limits, storage: opts.storage });
   const trusted = clients.trusted;
   const commands = createCommandGuard({ commandTimeoutMs: opts.commandTimeoutMs, maxJunkCommands: opts.maxJunkCommands });
+  const auth: SmtpAuthOptions | undefined = opts.login ? { login: opts.login, allowInsecure: opts.authAllowInsecure } : undefined;
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
   const stateOf = (session: SMTPServerSession): SessionState => {
@@ -144,7 +122,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
       const connection = connectWithGreeting(this, opts.greetingDelayMs, () => super.connect(socket, socketOptions)) as GuardedConnection | undefined;
       if (connection) {
         commands.watch(connection);
-        if (opts.auth) guardAuth(connection, opts.auth.allowInsecure);
+        if (auth) guardAuth(connection, auth.allowInsecure);
         socket.once('close', () => commands.forget(connection));
       }
     }
@@ -160,9 +138,9 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   };
 
   // Authenticated sessions (sink mode): their hooks live in sink.ts.
-  const sink = opts.auth
+  const sink = auth
     ? createSink({
-        auth: opts.auth,
+        auth,
         log,
         metrics,
         recipients: opts.limits.recipients,
@@ -201,7 +179,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     // With logins, AUTH is offered per session (sink.connected) and refused without TLS off loopback (auth.ts guardAuth).
     authMethods: ['PLAIN', 'LOGIN'],
     allowInsecureAuth: true,
-    disabledCommands: opts.auth ? (tls ? [] : ['STARTTLS']) : tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    disabledCommands: auth ? (tls ? [] : ['STARTTLS']) : tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     ...(tls ?? {}),
     disableReverseLookup: true,
     logger: false,
@@ -278,7 +256,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         s.badRecipients++;
         if (s.badRecipients > opts.maxBadRecipients) return callback(reply(421, '4.7.0', 'Too many unknown recipients; closing'));
         // With sandboxes, a session that forgot to log in (an app moved from Mailpit) is told why.
-        const hint = opts.auth?.login.offered() ? '; log in (SMTP AUTH) as a sandbox to capture mail to any address' : '';
+        const hint = auth?.login.offered() ? '; log in (SMTP AUTH) as a sandbox to capture mail to any address' : '';
         const answer = () => callback(reply(550, '5.1.1', `No such mailbox <${address.address}> here${hint}`));
         if (s.badRecipients <= BAD_RECIPIENTS_FREE || opts.badRecipientDelayMs === 0) return answer();
         const t = setTimeout(() => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../config/index.js';
+import type { StorageConfig } from '../config/index.js';
 import { backupSqlite, BackupError, type BackupResult } from './sqlite/backup.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import { createCachingStore, type VersionedStore } from './caching-store.js';
@@ -17,14 +17,14 @@ export { BackupError, type BackupResult } from './sqlite/backup.js';
  * DATABASE_URL is set), behind the caching store.
  */
 export async function createStore(
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'sqliteSynchronous'>,
+  config: Pick<StorageConfig, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'sqliteSynchronous'>,
   events: { onDatabaseError?: (err: Error) => void } = {},
 ): Promise<VersionedStore> {
   return createCachingStore(await openBackend(config, events));
 }
 
 async function openBackend(
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'sqliteSynchronous'>,
+  config: Pick<StorageConfig, 'dataDir' | 'databaseUrl' | 'databaseSchema' | 'sqliteSynchronous'>,
   events: { onDatabaseError?: (err: Error) => void },
 ): Promise<Store> {
   if (config.databaseUrl) {
@@ -41,7 +41,7 @@ async function openBackend(
  * An online backup of the configured store to `target` (SQLite only: a PostgreSQL
  * database is backed up with its own tools, pg_dump or a base backup).
  */
-export function backupStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, target: string): BackupResult {
+export function backupStore(config: Pick<StorageConfig, 'dataDir' | 'databaseUrl'>, target: string): BackupResult {
   if (config.databaseUrl) throw new BackupError('DATABASE_URL is set: back up PostgreSQL with pg_dump or a base backup (see docs/deploy.md "Backups").');
   return backupSqlite(join(config.dataDir, SQLITE_FILE), target);
 }

@@ -107,9 +107,9 @@ describe('admin: ADMIN_TOKEN itself', () => {
   }
 
   it('accepts 32 printable characters, and unset or empty means no admin', () => {
-    assert.equal(loadConfig({ ADMIN_TOKEN: 'k3#Vq9!zT0-pLm8@Wx2^Ry7&Bn5*Hc4%' }).adminToken, 'k3#Vq9!zT0-pLm8@Wx2^Ry7&Bn5*Hc4%');
-    assert.equal(loadConfig({}).adminToken, undefined);
-    assert.equal(loadConfig({ ADMIN_TOKEN: '' }).adminToken, undefined);
+    assert.equal(loadConfig({ ADMIN_TOKEN: 'k3#Vq9!zT0-pLm8@Wx2^Ry7&Bn5*Hc4%' }).admin.token, 'k3#Vq9!zT0-pLm8@Wx2^Ry7&Bn5*Hc4%');
+    assert.equal(loadConfig({}).admin.token, undefined);
+    assert.equal(loadConfig({ ADMIN_TOKEN: '' }).admin.token, undefined);
   });
 
   it('stops the real process at start with that one line and exit code 2', async () => {

@@ -221,16 +221,16 @@ describe('CHALLENGE=pow: configuration and rate limit', () => {
   });
 
   it('unset CHALLENGE keeps the old behaviour: turnstile exactly when TURNSTILE_SECRET_KEY is set', () => {
-    assert.equal(loadConfig({}).challenge, 'off');
-    assert.equal(loadConfig({ TURNSTILE_SECRET_KEY: 'k' }).challenge, 'turnstile');
-    assert.equal(loadConfig({ TURNSTILE_SECRET_KEY: '' }).challenge, 'off');
-    assert.equal(loadConfig({ CHALLENGE: '', TURNSTILE_SECRET_KEY: 'k' }).challenge, 'turnstile');
-    assert.equal(loadConfig({ CHALLENGE: 'POW', TURNSTILE_SECRET_KEY: 'k' }).challenge, 'pow');
-    assert.equal(loadConfig({ CHALLENGE: 'off', TURNSTILE_SECRET_KEY: 'k' }).challenge, 'off');
+    assert.equal(loadConfig({}).challenge.mode, 'off');
+    assert.equal(loadConfig({ TURNSTILE_SECRET_KEY: 'k' }).challenge.mode, 'turnstile');
+    assert.equal(loadConfig({ TURNSTILE_SECRET_KEY: '' }).challenge.mode, 'off');
+    assert.equal(loadConfig({ CHALLENGE: '', TURNSTILE_SECRET_KEY: 'k' }).challenge.mode, 'turnstile');
+    assert.equal(loadConfig({ CHALLENGE: 'POW', TURNSTILE_SECRET_KEY: 'k' }).challenge.mode, 'pow');
+    assert.equal(loadConfig({ CHALLENGE: 'off', TURNSTILE_SECRET_KEY: 'k' }).challenge.mode, 'off');
     const c = loadConfig({});
-    assert.equal(c.powMaxNumber, 50_000);
-    assert.equal(c.powChallengeTtlMs, 300_000);
-    assert.deepEqual(c.rateLimits.CHALLENGE, { max: 20, windowSeconds: 60 });
+    assert.equal(c.challenge.powMaxNumber, 50_000);
+    assert.equal(c.challenge.powChallengeTtlMs, 300_000);
+    assert.deepEqual(c.limits.routes.CHALLENGE, { max: 20, windowSeconds: 60 });
   });
 
   it('refuses bad values with one line naming the variable', () => {

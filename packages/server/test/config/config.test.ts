@@ -22,24 +22,24 @@ describe('configuration', () => {
   });
   it('has the documented defaults', () => {
     const c = loadConfig({});
-    assert.equal(c.httpPort, 8080);
-    assert.equal(c.smtpPort, 2525);
-    assert.equal(c.httpHost, '0.0.0.0');
-    assert.equal(c.dataDir, './data');
-    assert.deepEqual(c.mailDomains, ['temp-inbox.localhost']);
-    assert.equal(c.customNames, true);
+    assert.equal(c.http.port, 8080);
+    assert.equal(c.smtp.port, 2525);
+    assert.equal(c.http.host, '0.0.0.0');
+    assert.equal(c.storage.dataDir, './data');
+    assert.deepEqual(c.mail.domains, ['temp-inbox.localhost']);
+    assert.equal(c.mail.customNames, true);
     // The five names CAs mail to (Baseline Requirements 3.2.2.4.4) and the RFC 2142 roles, among others.
     for (const name of ['admin', 'administrator', 'webmaster', 'hostmaster', 'postmaster', 'abuse', 'security', 'noc', 'mailerdaemon', 'noreply']) {
-      assert.ok(c.nameBlocklist.includes(name), name);
+      assert.ok(c.mail.nameBlocklist.includes(name), name);
     }
-    assert.equal(c.maxMessageBytes, 10485760);
-    assert.equal(c.mailTtlMs, 7 * 86_400_000);
-    assert.equal(c.addressTtlMs, 7 * 86_400_000);
-    assert.deepEqual(c.rateLimits.NEW_ADDRESS, { max: 10, windowSeconds: 60 });
-    assert.deepEqual(c.rateLimits.MAILS, { max: 60, windowSeconds: 60 });
-    assert.deepEqual(c.rateLimits.SWITCH_ADDRESS, { max: 30, windowSeconds: 60 });
-    assert.equal(c.trustProxy, undefined);
-    assert.equal(c.turnstileSecretKey, undefined);
+    assert.equal(c.mail.maxMessageBytes, 10485760);
+    assert.equal(c.mail.mailTtlMs, 7 * 86_400_000);
+    assert.equal(c.mail.addressTtlMs, 7 * 86_400_000);
+    assert.deepEqual(c.limits.routes.NEW_ADDRESS, { max: 10, windowSeconds: 60 });
+    assert.deepEqual(c.limits.routes.MAILS, { max: 60, windowSeconds: 60 });
+    assert.deepEqual(c.limits.routes.SWITCH_ADDRESS, { max: 30, windowSeconds: 60 });
+    assert.equal(c.http.trustProxy, undefined);
+    assert.equal(c.challenge.turnstileSecretKey, undefined);
   });
 
   it('parses every documented form', () => {
@@ -52,12 +52,12 @@ describe('configuration', () => {
       TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
       DATABASE_URL: 'postgres://u@h/db',
     });
-    assert.deepEqual(c.mailDomains, ['a.test', 'b.test']);
-    assert.deepEqual(c.rateLimits.MAILS, { max: 5, windowSeconds: 10 });
-    assert.equal(c.rateLimits.MAIL.max, 0);
-    assert.equal(c.customNames, false);
-    assert.equal(c.mailTtlMs, 12 * 3_600_000);
-    assert.deepEqual(c.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+    assert.deepEqual(c.mail.domains, ['a.test', 'b.test']);
+    assert.deepEqual(c.limits.routes.MAILS, { max: 5, windowSeconds: 10 });
+    assert.equal(c.limits.routes.MAIL.max, 0);
+    assert.equal(c.mail.customNames, false);
+    assert.equal(c.mail.mailTtlMs, 12 * 3_600_000);
+    assert.deepEqual(c.http.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
     assert.throws(() => parseTrustProxy('true'), ConfigError);
     assert.equal(parseTrustProxy('false'), false);
     assert.equal(parseTrustProxy('2'), 2);
@@ -65,18 +65,18 @@ describe('configuration', () => {
 
   it('reads AUTH_CHECKS and DNS_SERVERS (ip, ip:port, IPv6 bare or as [addr]:port)', () => {
     const defaults = loadConfig({});
-    assert.equal(defaults.authChecks, true);
-    assert.equal(defaults.dnsServers, undefined, 'unset: the system resolvers');
-    assert.equal(loadConfig({ AUTH_CHECKS: 'off' }).authChecks, false);
-    assert.equal(loadConfig({ AUTH_CHECKS: 'on' }).authChecks, true);
-    assert.deepEqual(loadConfig({ DNS_SERVERS: '192.0.2.1, 127.0.0.1:5353,2001:db8::1,[2001:db8::2]:53,[::1]' }).dnsServers, [
+    assert.equal(defaults.mailAuth.checks, true);
+    assert.equal(defaults.mailAuth.dnsServers, undefined, 'unset: the system resolvers');
+    assert.equal(loadConfig({ AUTH_CHECKS: 'off' }).mailAuth.checks, false);
+    assert.equal(loadConfig({ AUTH_CHECKS: 'on' }).mailAuth.checks, true);
+    assert.deepEqual(loadConfig({ DNS_SERVERS: '192.0.2.1, 127.0.0.1:5353,2001:db8::1,[2001:db8::2]:53,[::1]' }).mailAuth.dnsServers, [
       '192.0.2.1',
       '127.0.0.1:5353',
       '2001:db8::1',
       '[2001:db8::2]:53',
       '::1',
     ]);
-    assert.equal(loadConfig({ DNS_SERVERS: '' }).dnsServers, undefined);
+    assert.equal(loadConfig({ DNS_SERVERS: '' }).mailAuth.dnsServers, undefined);
     for (const value of ['dns.example', '127.0.0.1:0', '127.0.0.1:65536', '127.0.0.1:', '1.2.3.4,,5.6.7.8', '[1.2.3.4]:53', '2001:db8::1:53x', '[2001:db8::1]:', 'x:53', Array(9).fill('127.0.0.1').join(',')]) {
       assert.throws(
         () => loadConfig({ DNS_SERVERS: value }),
@@ -88,13 +88,13 @@ describe('configuration', () => {
 
   it('reads MAILTM_API (on by default) and the mail.tm rate limits', () => {
     const defaults = loadConfig({});
-    assert.equal(defaults.mailtmApi, true);
-    assert.deepEqual(defaults.rateLimits.MAILTM_TOKEN, { max: 10, windowSeconds: 60 });
-    assert.deepEqual(defaults.rateLimits.MAILTM_ACCOUNTS, { max: 10, windowSeconds: 60 });
-    assert.deepEqual(defaults.rateLimits.MAILTM, { max: 480, windowSeconds: 60 }, "mail.tm's 8 a second");
-    assert.equal(loadConfig({ MAILTM_API: 'off' }).mailtmApi, false);
-    assert.equal(loadConfig({ MAILTM_API: 'on' }).mailtmApi, true);
-    assert.deepEqual(loadConfig({ RATE_LIMIT_MAILTM_TOKEN: '5/600' }).rateLimits.MAILTM_TOKEN, { max: 5, windowSeconds: 600 });
+    assert.equal(defaults.mailtm.api, true);
+    assert.deepEqual(defaults.limits.routes.MAILTM_TOKEN, { max: 10, windowSeconds: 60 });
+    assert.deepEqual(defaults.limits.routes.MAILTM_ACCOUNTS, { max: 10, windowSeconds: 60 });
+    assert.deepEqual(defaults.limits.routes.MAILTM, { max: 480, windowSeconds: 60 }, "mail.tm's 8 a second");
+    assert.equal(loadConfig({ MAILTM_API: 'off' }).mailtm.api, false);
+    assert.equal(loadConfig({ MAILTM_API: 'on' }).mailtm.api, true);
+    assert.deepEqual(loadConfig({ RATE_LIMIT_MAILTM_TOKEN: '5/600' }).limits.routes.MAILTM_TOKEN, { max: 5, windowSeconds: 600 });
   });
 
   it('reads durations with one grammar, the CLI\'s --timeout too: 90s, 1.5h, 7d, 1w, bare seconds', () => {
@@ -103,7 +103,7 @@ describe('configuration', () => {
       ['1d', 86_400_000], ['7d', 604_800_000], ['1w', 604_800_000], ['2 days', 172_800_000], ['30', 30_000], ['1.5', 1500],
     ];
     for (const [raw, ms] of cases) {
-      assert.equal(loadConfig({ MAIL_TTL: raw }).mailTtlMs, ms, raw);
+      assert.equal(loadConfig({ MAIL_TTL: raw }).mail.mailTtlMs, ms, raw);
       assert.equal(parseServerDuration(raw), ms, raw);
       assert.equal(parseCliDuration(raw), ms, `the CLI agrees on ${raw}`);
     }
@@ -118,10 +118,10 @@ describe('configuration', () => {
   });
 
   it('reads SMTP_GREETING_DELAY: 0 (greet at once) by default, a duration up to 1m', () => {
-    assert.equal(loadConfig({}).smtpGreetingDelayMs, 0);
-    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '0' }).smtpGreetingDelayMs, 0);
-    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '250ms' }).smtpGreetingDelayMs, 250);
-    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '1m' }).smtpGreetingDelayMs, 60_000, 'the limit');
+    assert.equal(loadConfig({}).smtp.greetingDelayMs, 0);
+    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '0' }).smtp.greetingDelayMs, 0);
+    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '250ms' }).smtp.greetingDelayMs, 250);
+    assert.equal(loadConfig({ SMTP_GREETING_DELAY: '1m' }).smtp.greetingDelayMs, 60_000, 'the limit');
     assert.throws(
       () => loadConfig({ SMTP_GREETING_DELAY: '60001ms' }),
       (err: unknown) => err instanceof ConfigError && err.message.startsWith('SMTP_GREETING_DELAY is invalid: expected at most 1m'),
@@ -131,19 +131,19 @@ describe('configuration', () => {
 
   it('reads the per-client SMTP limits: trusted networks, the in-flight share, the DATA rate, the day\'s bytes, the free disk space', () => {
     const d = loadConfig({});
-    assert.deepEqual(d.smtpTrustedNetworks, ['127.0.0.0/8', '::1/128']);
-    assert.equal(d.smtpClientInflightBytes, 16 * 1024 * 1024, 'an eighth of SMTP_INFLIGHT_BYTES');
-    assert.deepEqual([d.smtpDataMinRate, d.smtpDataRateWindowMs], [500, 30_000]);
-    assert.equal(d.smtpDailyBytes, 1024 ** 3);
-    assert.deepEqual(d.smtpRateNewAddresses, { max: 60, windowSeconds: 60 });
-    assert.deepEqual(d.diskMinFree, { bytes: 1024 ** 3, percent: 5 });
-    assert.deepEqual(loadConfig({ SMTP_TRUSTED_NETWORKS: '' }).smtpTrustedNetworks, []);
-    assert.deepEqual(loadConfig({ SMTP_TRUSTED_NETWORKS: '10.0.0.0/8, 2001:db8::/32,192.0.2.7' }).smtpTrustedNetworks, ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
-    assert.equal(loadConfig({ SMTP_INFLIGHT_BYTES: '10485760' }).smtpClientInflightBytes, 10485760, 'at least MAX_MESSAGE_BYTES');
-    assert.deepEqual(loadConfig({ DISK_MIN_FREE: '5%' }).diskMinFree, { bytes: Number.MAX_SAFE_INTEGER, percent: 5 });
-    assert.deepEqual(loadConfig({ DISK_MIN_FREE: '0' }).diskMinFree, { bytes: 0, percent: 100 });
+    assert.deepEqual(d.smtp.trustedNetworks, ['127.0.0.0/8', '::1/128']);
+    assert.equal(d.smtp.clientInflightBytes, 16 * 1024 * 1024, 'an eighth of SMTP_INFLIGHT_BYTES');
+    assert.deepEqual([d.smtp.dataMinRate, d.smtp.dataRateWindowMs], [500, 30_000]);
+    assert.equal(d.limits.smtp.dailyBytes, 1024 ** 3);
+    assert.deepEqual(d.limits.smtp.newAddresses, { max: 60, windowSeconds: 60 });
+    assert.deepEqual(d.storage.diskMinFree, { bytes: 1024 ** 3, percent: 5 });
+    assert.deepEqual(loadConfig({ SMTP_TRUSTED_NETWORKS: '' }).smtp.trustedNetworks, []);
+    assert.deepEqual(loadConfig({ SMTP_TRUSTED_NETWORKS: '10.0.0.0/8, 2001:db8::/32,192.0.2.7' }).smtp.trustedNetworks, ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
+    assert.equal(loadConfig({ SMTP_INFLIGHT_BYTES: '10485760' }).smtp.clientInflightBytes, 10485760, 'at least MAX_MESSAGE_BYTES');
+    assert.deepEqual(loadConfig({ DISK_MIN_FREE: '5%' }).storage.diskMinFree, { bytes: Number.MAX_SAFE_INTEGER, percent: 5 });
+    assert.deepEqual(loadConfig({ DISK_MIN_FREE: '0' }).storage.diskMinFree, { bytes: 0, percent: 100 });
     const off = loadConfig({ RATE_LIMITS: 'off' });
-    assert.deepEqual([off.smtpDailyBytes, off.smtpRateNewAddresses.max], [0, 0]);
+    assert.deepEqual([off.limits.smtp.dailyBytes, off.limits.smtp.newAddresses.max], [0, 0]);
     assert.throws(
       () => loadConfig({ SMTP_CLIENT_INFLIGHT_BYTES: '1000' }),
       (err: unknown) => err instanceof ConfigError && err.message.startsWith('SMTP_CLIENT_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES'),

@@ -111,9 +111,9 @@ describe('CORS', () => {
   });
 
   it('CORS_ORIGINS accepts origins as browsers send them and refuses anything else at start-up', () => {
-    assert.equal(loadConfig({}).corsOrigins, undefined);
-    assert.equal(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, '*');
-    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'HTTPS://App.Example:443/, http://127.0.0.1:8081,https://app.example' }).corsOrigins, ['https://app.example', 'http://127.0.0.1:8081']);
+    assert.equal(loadConfig({}).http.corsOrigins, undefined);
+    assert.equal(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins, '*');
+    assert.deepEqual(loadConfig({ CORS_ORIGINS: 'HTTPS://App.Example:443/, http://127.0.0.1:8081,https://app.example' }).http.corsOrigins, ['https://app.example', 'http://127.0.0.1:8081']);
     for (const bad of ['*,https://app.example', 'https://app.example/path', 'app.example', 'ftp://app.example', 'https://user@app.example', 'https://app.example?x=1', ',']) {
       assert.throws(
         () => loadConfig({ CORS_ORIGINS: bad }),

@@ -119,7 +119,7 @@ describe('HTTP_KEEP_ALIVE_TIMEOUT', () => {
     const answeredAt = Date.now();
     const closedAt = await conn.closed;
     assert.ok(closedAt - answeredAt >= 900, `closed ${closedAt - answeredAt} ms after the answer`);
-    assert.equal(loadConfig({}).httpKeepAliveTimeoutMs, 5000);
+    assert.equal(loadConfig({}).http.keepAliveTimeoutMs, 5000);
     assert.throws(() => loadConfig({ HTTP_KEEP_ALIVE_TIMEOUT: '3m' }), (err: unknown) => err instanceof ConfigError && /HTTP_KEEP_ALIVE_TIMEOUT is invalid: expected a duration of at most 2m/.test(err.message));
   });
 });

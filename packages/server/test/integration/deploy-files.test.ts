@@ -196,8 +196,8 @@ describe('deployment files', () => {
     assert.ok(Object.keys(env).length >= 5);
     for (const k of Object.keys(env)) assert.ok(KNOWN.has(k), `${k} is not a configuration variable`);
     const config = loadConfig(env);
-    assert.equal(config.dataDir, '/data');
-    assert.equal(config.httpHost, '0.0.0.0');
+    assert.equal(config.storage.dataDir, '/data');
+    assert.equal(config.http.host, '0.0.0.0');
   });
 
   it('compose.yaml: the nodes set only known variables and listen where the shipped nginx file sends them', () => {
@@ -286,7 +286,7 @@ describe('deployment files', () => {
     const env = Object.fromEntries(block[1]!.split('\n').map((l) => l.split('=', 2) as [string, string]));
     for (const k of Object.keys(env)) assert.ok(KNOWN.has(k), `${k} is not a configuration variable`);
     const config = loadConfig(env);
-    assert.equal(config.smtpPort, 25);
-    assert.deepEqual(config.mailDomains, ['example.com']);
+    assert.equal(config.smtp.port, 25);
+    assert.deepEqual(config.mail.domains, ['example.com']);
   });
 });

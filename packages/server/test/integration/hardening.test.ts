@@ -143,20 +143,20 @@ describe('secrets', () => {
     }
     for (let i = 0; i < 200; i++) {
       const c = loadConfig({ JWT_SECRET: randomBytes(16).toString('hex'), SESSION_SECRET: randomBytes(32).toString('base64url'), ADMIN_TOKEN: randomBytes(16).toString('hex') });
-      assert.ok(c.jwtSecret && c.sessionSecret && c.adminToken);
+      assert.ok(c.secrets.jwtSecret && c.secrets.sessionSecret && c.admin.token);
     }
-    assert.equal(loadConfig({ ADMIN_TOKEN }).adminToken, ADMIN_TOKEN);
+    assert.equal(loadConfig({ ADMIN_TOKEN }).admin.token, ADMIN_TOKEN);
     const dir = mkdtempSync(join(tmpdir(), 'temp-inbox-secrets-'));
     try {
       const generated = resolveSecrets(dir, {});
-      assert.equal(loadConfig({ JWT_SECRET: generated.jwtSecret, SESSION_SECRET: generated.sessionSecret }).jwtSecret, generated.jwtSecret);
+      assert.equal(loadConfig({ JWT_SECRET: generated.jwtSecret, SESSION_SECRET: generated.sessionSecret }).secrets.jwtSecret, generated.jwtSecret);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('DATA_DIR may be any path, spaces included', () => {
-    assert.equal(loadConfig({ DATA_DIR: '/var/lib/temp inbox' }).dataDir, '/var/lib/temp inbox');
+    assert.equal(loadConfig({ DATA_DIR: '/var/lib/temp inbox' }).storage.dataDir, '/var/lib/temp inbox');
   });
 });
 

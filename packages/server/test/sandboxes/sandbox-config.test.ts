@@ -9,18 +9,18 @@ import { ConfigError, loadConfig } from '../../src/config/index.js';
 describe('SANDBOXES', () => {
   it('parses name:password pairs (names lower-cased, a password may hold ":"), and defaults', () => {
     const config = loadConfig({ SANDBOXES: '  Team-A:s3cret:with:colons   team.b:p@ss ' });
-    assert.deepEqual(config.sandboxes, [
+    assert.deepEqual(config.sandboxes.logins, [
       { name: 'team-a', password: 's3cret:with:colons' },
       { name: 'team.b', password: 'p@ss' },
     ]);
     const defaults = loadConfig({});
-    assert.deepEqual(defaults.sandboxes, []);
-    assert.equal(defaults.sandboxMaxMails, 1000);
-    assert.equal(defaults.sandboxMaxBytes, 100 * 1024 * 1024);
-    assert.equal(defaults.sandboxRetentionMs, 7 * 86_400_000);
-    assert.equal(defaults.smtpAuthAllowInsecure, false);
-    assert.deepEqual(defaults.sandboxLoginFailures, { max: 10, windowSeconds: 900 });
-    assert.deepEqual(defaults.sandboxLoginFailuresPerName, { max: 30, windowSeconds: 900 });
+    assert.deepEqual(defaults.sandboxes.logins, []);
+    assert.equal(defaults.sandboxes.maxMails, 1000);
+    assert.equal(defaults.sandboxes.maxBytes, 100 * 1024 * 1024);
+    assert.equal(defaults.sandboxes.retentionMs, 7 * 86_400_000);
+    assert.equal(defaults.smtp.authAllowInsecure, false);
+    assert.deepEqual(defaults.limits.sandboxLogin.client, { max: 10, windowSeconds: 900 });
+    assert.deepEqual(defaults.limits.sandboxLogin.login, { max: 30, windowSeconds: 900 });
   });
 
   it('a bad value is one line naming the pair, never a password', () => {

@@ -21,14 +21,14 @@ describe('SQLITE_SYNCHRONOUS', () => {
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   it('defaults to FULL; FULL and NORMAL are accepted in any case and with surrounding spaces', () => {
-    assert.equal(loadConfig({}).sqliteSynchronous, 'FULL');
+    assert.equal(loadConfig({}).storage.sqliteSynchronous, 'FULL');
     for (const [raw, value] of [
       ['FULL', 'FULL'],
       ['full', 'FULL'],
       ['NORMAL', 'NORMAL'],
       [' Normal ', 'NORMAL'],
     ] as const) {
-      assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: raw }).sqliteSynchronous, value, JSON.stringify(raw));
+      assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: raw }).storage.sqliteSynchronous, value, JSON.stringify(raw));
     }
   });
 

@@ -13,22 +13,22 @@ const secret = (bytes = 32) => `whsec_${randomBytes(bytes).toString('base64')}`;
 describe('webhook configuration', () => {
   it('has the documented defaults: no operator webhook, private addresses refused, RATE_LIMIT_WEBHOOK 30/60', () => {
     const c = loadConfig({});
-    assert.equal(c.webhookUrl, undefined);
-    assert.equal(c.webhookSecret, undefined);
-    assert.equal(c.webhookAllowPrivate, false);
-    assert.deepEqual(c.rateLimits.WEBHOOK, { max: 30, windowSeconds: 60 });
+    assert.equal(c.webhooks.url, undefined);
+    assert.equal(c.webhooks.secret, undefined);
+    assert.equal(c.webhooks.allowPrivate, false);
+    assert.deepEqual(c.limits.routes.WEBHOOK, { max: 30, windowSeconds: 60 });
   });
 
   it('parses WEBHOOK_URL (normalised as the URL parser writes it), WEBHOOK_SECRET of 24 to 64 bytes, WEBHOOK_ALLOW_PRIVATE and RATE_LIMIT_WEBHOOK', () => {
     const s = secret();
     const c = loadConfig({ WEBHOOK_URL: 'https://Hooks.Example.COM/in?k=1', WEBHOOK_SECRET: s, WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_WEBHOOK: '5/10' });
-    assert.equal(c.webhookUrl, 'https://hooks.example.com/in?k=1');
-    assert.equal(c.webhookSecret, s);
-    assert.equal(c.webhookAllowPrivate, true);
-    assert.deepEqual(c.rateLimits.WEBHOOK, { max: 5, windowSeconds: 10 });
-    for (const bytes of [24, 64]) assert.equal(loadConfig({ WEBHOOK_URL: 'https://hooks.example/', WEBHOOK_SECRET: secret(bytes) }).webhookSecret?.length, 6 + Math.ceil(bytes / 3) * 4);
-    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate, false);
-    assert.equal(loadConfig({ RATE_LIMITS: 'off' }).rateLimits.WEBHOOK.max, 0, 'RATE_LIMITS=off turns it off');
+    assert.equal(c.webhooks.url, 'https://hooks.example.com/in?k=1');
+    assert.equal(c.webhooks.secret, s);
+    assert.equal(c.webhooks.allowPrivate, true);
+    assert.deepEqual(c.limits.routes.WEBHOOK, { max: 5, windowSeconds: 10 });
+    for (const bytes of [24, 64]) assert.equal(loadConfig({ WEBHOOK_URL: 'https://hooks.example/', WEBHOOK_SECRET: secret(bytes) }).webhooks.secret?.length, 6 + Math.ceil(bytes / 3) * 4);
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhooks.allowPrivate, false);
+    assert.equal(loadConfig({ RATE_LIMITS: 'off' }).limits.routes.WEBHOOK.max, 0, 'RATE_LIMITS=off turns it off');
   });
 
   it('refuses a bad value in one line naming the variable, never repeating the value', () => {

@@ -243,7 +243,7 @@ describe('the guard at PUT /api/webhook (WEBHOOK_ALLOW_PRIVATE unset)', () => {
         url,
       );
     }
-    assert.equal(loadConfig({ WEBHOOK_URL: 'http://127.0.0.1:9000/all', WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookUrl, 'http://127.0.0.1:9000/all');
+    assert.equal(loadConfig({ WEBHOOK_URL: 'http://127.0.0.1:9000/all', WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhooks.url, 'http://127.0.0.1:9000/all');
     assert.throws(() => loadConfig({ WEBHOOK_URL: 'http://169.254.169.254/', WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_PRIVATE: 'true' }), /link-local/);
   });
 });

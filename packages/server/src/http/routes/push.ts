@@ -53,7 +53,7 @@ export const pushRoutes: FastifyPluginAsync<{ deps: HttpDeps; streams: StreamAdm
   const { deps } = opts;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { mail, bus } = deps;
-  const heartbeatMs = deps.config.eventsHeartbeatMs;
+  const heartbeatMs = deps.config.events.heartbeatMs;
 
   // What is open, per client, per address and in all (EVENTS_PER_*), shared with the mail.tm
   // API's Mercure stream; everything open is ended when the server closes.

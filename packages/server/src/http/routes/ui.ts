@@ -42,8 +42,8 @@ function contentSecurityPolicy(turnstile: boolean): string {
 export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = async (fastify, { deps, root = WEB_ROOT }) => {
   const { config } = deps;
   // The UI shows Turnstile's widget, or solves GET /api/challenge's proof of work, by `challenge`.
-  const turnstileSiteKey = deps.challenge.mode === 'turnstile' ? (config.turnstileSiteKey ?? null) : null;
-  const uiConfig = JSON.stringify({ domains: config.mailDomains, turnstileSiteKey, customNames: config.customNames, challenge: deps.challenge.mode });
+  const turnstileSiteKey = deps.challenge.mode === 'turnstile' ? (config.challenge.turnstileSiteKey ?? null) : null;
+  const uiConfig = JSON.stringify({ domains: config.mail.domains, turnstileSiteKey, customNames: config.mail.customNames, challenge: deps.challenge.mode });
   fastify.get(routes.uiConfig, { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
 
   if (!existsSync(`${root}index.html`)) {

@@ -14,7 +14,7 @@ import { routeOptions, sandboxOf, sendJson } from './respond.js';
 const JSON_ALLOWANCE = 64 * 1024;
 
 export const sendRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify, { deps, sandboxes, hook }) => {
-  const maxBytes = deps.config.maxMessageBytes;
+  const maxBytes = deps.config.mail.maxMessageBytes;
   // The body as bytes: read (and refused when malformed) where it is composed.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {

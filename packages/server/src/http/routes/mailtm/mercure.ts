@@ -21,7 +21,7 @@ const MAX_TOPICS = 10;
 
 export const mercureRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm, streams }) => {
   const { mail, bus } = deps;
-  const heartbeatMs = deps.config.eventsHeartbeatMs;
+  const heartbeatMs = deps.config.events.heartbeatMs;
 
   fastify.get(within(mounts.mailtm, routes.mailtmMercure), { schema: { hide: true }, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const query = request.query as Record<string, string | string[] | undefined>;

@@ -30,7 +30,7 @@ export const stored = (m: MailSummary): StoredMail => ({
 
 export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm, answers }) => {
   const { mail } = deps;
-  const retentionMs = deps.config.mailTtlMs;
+  const retentionMs = deps.config.mail.mailTtlMs;
 
   fastify.get(within(mounts.mailtm, routes.mailtmMessages), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
