@@ -80,7 +80,9 @@ describe('web UI: hostile mail renders as text', { skip: !ready && 'Chromium is 
     await page.getByRole('heading', { name: subject }).waitFor();
     const frame = page.frameLocator('iframe.html');
     await frame.getByText('click').waitFor();
-    await page.waitForTimeout(500);
+    // The frame's load event, not a pause: its inline script and the image's error (which hold
+    // the event back) are done with, so a handler or script that ran has run by now.
+    await (await (await page.locator('iframe.html').elementHandle())!.contentFrame())!.waitForLoadState('load');
 
     assert.deepEqual(dialogs, [], 'no dialog opened');
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, 'no script ran in the page');
@@ -170,10 +172,10 @@ describe('web UI: hostile mail renders as text', { skip: !ready && 'Chromium is 
       await tab.getByText('Remote content blocked.').waitFor();
       // Hovering and pressing a link is no reason to connect either (clicking it is).
       await frame.getByText('A link').hover();
+      // Absence, by a signal: the frame's load event waits for every image, style sheet, font and
+      // background its document asked for. What does not hold it back (preconnect, prefetch, pings,
+      // frames' own loads) stays out after Load as well, and that is checked below, over both phases.
       await tab.frames()[1]!.waitForLoadState('load');
-      // Absence: the frame has loaded; anything it would fetch or connect to has been asked for by now.
-      const quietUntil = Date.now() + 1000;
-      while (Date.now() < quietUntil && requests.length + httpConnections + tcpSeen.length === 0) await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual({ requests, httpConnections, tcpSeen }, { requests: [], httpConnections: 0, tcpSeen: [] }, 'nothing before Load');
 
       await tab.getByRole('button', { name: 'Load' }).click();
