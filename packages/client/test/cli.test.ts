@@ -8,8 +8,9 @@ import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { METRICS_TOKEN, untilPushOpen } from '../../server/test/helpers/harness.js';
 import { startService } from './helpers/service.js';
-import { delay, send } from './helpers/mail.js';
+import { send } from './helpers/mail.js';
 
 const BIN = fileURLToPath(new URL('../bin/temp-inbox.js', import.meta.url));
 const BUILT = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -54,7 +55,7 @@ describe('temp-inbox CLI', { timeout: 180_000 }, () => {
 
   before(async () => {
     assert.ok(existsSync(BUILT), `the CLI is not built at ${BUILT}: run npm run build`);
-    server = await startService();
+    server = await startService({ env: { METRICS_TOKEN } });
     url = { TEMP_INBOX_URL: server.url };
   });
   after(async () => {
@@ -169,9 +170,10 @@ describe('temp-inbox CLI', { timeout: 180_000 }, () => {
     assert.equal((await cli(['wait', '--since', String(mail.id - 1), '--code'], env)).stdout, '314159\n');
     assert.equal((await cli(['wait', '--since', String(mail.id), '--timeout', '300ms'], env)).code, 3);
 
-    // Mail that arrives while it waits.
+    // Mail that arrives while it waits: sent once the command's poll is held by the service (its
+    // push_open gauge), so after the command has taken "now" as its start.
     const waiting = cli(['wait', '--code', '--timeout', '20s'], env);
-    await delay(1200);
+    await untilPushOpen({ httpUrl: server.url }, { wait: 1 });
     await send(server, { to: address, subject: 'Sign in', text: 'Your login code: 908172' });
     const code = await waiting;
     assert.equal(code.code, 0, code.stderr);
@@ -199,6 +201,10 @@ describe('temp-inbox CLI', { timeout: 180_000 }, () => {
     assert.equal(timedOut.code, 3);
     assert.match(timedOut.stderr, /^temp-inbox: No mail with a subject containing "never" reached .+ within 1500 ms\.\n$/);
     assert.ok(timedOut.ms >= 1500, `exited after ${timedOut.ms} ms`);
+    // And not much later: the timeout, plus twice what a whole run that waits for nothing took on
+    // this machine just now (start, open, one poll, exit), plus a second. Far below the 30 s default.
+    const bound = 1500 + 2 * view.ms + 1000;
+    assert.ok(timedOut.ms < bound, `exited after ${timedOut.ms.toFixed(0)} ms, past ${bound.toFixed(0)} ms (1500 ms, twice a ${view.ms.toFixed(0)} ms run, 1 s)`);
   });
 
   it('list, read (default, --text, --html, --raw, --json) and delete', async () => {
