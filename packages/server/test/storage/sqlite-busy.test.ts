@@ -1,6 +1,6 @@
 // Another connection holding SQLite's write lock (a tool, a second process) makes the
 // store's writes wait, but never with the event loop held: they try again between
-// short waits (storage/sqlite/sqlite-store.ts unlessBusy) and go through as soon as
+// short waits (storage/sqlite/sqlite-connection.ts unlessBusy) and go through as soon as
 // the lock is released.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 // What the operators' admin reads and writes in PostgreSQL (store.ts OperatorStore),
 // as sqlite-operator.ts does in SQLite. The mails per day are counted by
-// postgres-store.ts's insertMails, in the delivery's own transaction. BIGINT and
+// postgres-mail-writes.ts's insertMails, in the delivery's own transaction. BIGINT and
 // aggregate columns arrive from pg as strings and are converted here.
 import type pg from 'pg';
 import type { AddressOverview, BlockKind, BlockRecord, OperatorStore } from '../store.js';
@@ -26,7 +26,7 @@ interface OverviewRow {
 const BLOCK_COLUMNS = 'id, kind, value, note, created_at';
 const toBlock = (r: BlockRow): BlockRecord => ({ id: Number(r.id), kind: r.kind, value: r.value, note: r.note, createdAt: Number(r.created_at) });
 
-/** The rows one day's count is spread over (migrations.ts v5); a delivery adds to the row of its first address. */
+/** The rows one day's count is spread over (migrations/0007_admin.sql); a delivery adds to the row of its first address. */
 export const MAIL_DAY_SHARDS = 16;
 
 export function postgresOperatorStore(pool: pg.Pool): OperatorStore {

@@ -37,7 +37,7 @@ export interface SearchQueue {
 
 export interface SearchQueueOptions {
   delayMs?: number;
-  /** Runs a write, again after short waits while another connection holds the lock (sqlite-store.ts). */
+  /** Runs a write, again after short waits while another connection holds the lock (sqlite-connection.ts unlessBusy). */
   unlessBusy: <T>(write: () => T) => Promise<T>;
 }
 

@@ -1,6 +1,6 @@
 // What the operators' admin reads and writes in SQLite (store.ts OperatorStore): the
 // address overview, the blocks refused at MAIL FROM and the statistics. The mails per
-// day are counted by sqlite-store.ts's insertMails, in the delivery's own transaction.
+// day are counted by sqlite-mail-writes.ts's insertMails, in the delivery's own transaction.
 import type Database from 'better-sqlite3';
 import type { AddressOverview, BlockKind, BlockRecord, OperatorStore } from '../store.js';
 
