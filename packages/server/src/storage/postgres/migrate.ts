@@ -14,11 +14,11 @@ export function postgresMigrations(): Migration[] {
 }
 
 /**
- * Before the common numbering PostgreSQL counted its own 15 migrations: the common
+ * Before the common numbering PostgreSQL counted its own 14 migrations: the common
  * number of each, by old number - 1. A schema_migrations without the name column holds
  * old numbers, and is rewritten once (translate below).
  */
-export const BEFORE_COMMON_NUMBERING = [1, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18, 19];
+export const BEFORE_COMMON_NUMBERING = [1, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 16, 17, 18];
 
 // First key of the two-key advisory lock taken while migrating ("ti" + "mg").
 const MIGRATION_LOCK = 0x74696d67;
@@ -27,7 +27,7 @@ const MIGRATION_LOCK = 0x74696d67;
 export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * Rewrites an old schema_migrations (versions 1-15, PostgreSQL's own numbering) in the
+ * Rewrites an old schema_migrations (versions 1-14, PostgreSQL's own numbering) in the
  * common numbering: a row for every migration up to the common number of the last one
  * that ran (the no-op files among them included), each with its name. Old rows keep
  * their applied_at; the no-ops' rows get the time of the translation.
