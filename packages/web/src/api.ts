@@ -15,6 +15,7 @@ import type {
   WebhookDeliveriesResponse,
   WebhookDelivery,
 } from '@temp-inbox/api';
+import { path, routes } from '@temp-inbox/api/routes';
 
 export type { FullMail, MailListItem, MailMetadata, SessionListing, Webhook, WebhookCreated, WebhookDelivery };
 
@@ -52,34 +53,34 @@ export interface UiConfig {
 }
 
 export const api = {
-  config: () => call<UiConfig>('GET', '/ui-config.json'),
-  session: () => call<SessionListing>('GET', '/api/session/addresses'),
-  challenge: () => call<PowChallenge>('GET', '/api/challenge'),
-  newAddress: (req: { name?: string; domain?: string; cf_token?: string }) => call<NewAddressResponse>('POST', '/api/new_address', req),
-  switchAddress: (address: string) => call<{ success: boolean; address: string }>('POST', '/api/switch_address', { address }),
-  openAddress: (jwt: string) => call<{ success: boolean; address: string }>('POST', '/api/open_address', { jwt }),
+  config: () => call<UiConfig>('GET', path(routes.uiConfig)),
+  session: () => call<SessionListing>('GET', path(routes.sessionAddresses)),
+  challenge: () => call<PowChallenge>('GET', path(routes.challenge)),
+  newAddress: (req: { name?: string; domain?: string; cf_token?: string }) => call<NewAddressResponse>('POST', path(routes.newAddress), req),
+  switchAddress: (address: string) => call<{ success: boolean; address: string }>('POST', path(routes.switchAddress), { address }),
+  openAddress: (jwt: string) => call<{ success: boolean; address: string }>('POST', path(routes.openAddress), { jwt }),
   /** A sandbox's inbox by its SMTP login: sets the jwt cookie and adds it to the session, as a new address does. */
-  openSandbox: (name: string, password: string) => call<{ name: string; address: string; jwt: string }>('POST', '/api/sandbox/token', { name, password }),
-  logout: () => call<{ success: boolean }>('POST', '/api/logout', {}),
-  deleteAddress: () => call<{ success: boolean }>('DELETE', '/api/delete_address'),
-  mails: (limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails?limit=${limit}&offset=${offset}`),
-  search: (q: string, limit: number, offset: number) => call<MailsResponse>('GET', `/api/mails/search?q=${encodeURIComponent(q)}&limit=${limit}&offset=${offset}`),
-  mail: (uuid: string) => call<FullMail>('GET', `/api/mail/${encodeURIComponent(uuid)}`),
+  openSandbox: (name: string, password: string) => call<{ name: string; address: string; jwt: string }>('POST', path(routes.sandboxToken), { name, password }),
+  logout: () => call<{ success: boolean }>('POST', path(routes.logout), {}),
+  deleteAddress: () => call<{ success: boolean }>('DELETE', path(routes.deleteAddress)),
+  mails: (limit: number, offset: number) => call<MailsResponse>('GET', `${path(routes.mails)}?limit=${limit}&offset=${offset}`),
+  search: (q: string, limit: number, offset: number) => call<MailsResponse>('GET', `${path(routes.searchMails)}?q=${encodeURIComponent(q)}&limit=${limit}&offset=${offset}`),
+  mail: (uuid: string) => call<FullMail>('GET', path(routes.mail, { uuid })),
   /** Marks a mail read (true) or unread (false); answers its list item. */
-  markSeen: (uuid: string, seen: boolean) => call<MailListItem>('PATCH', `/api/mail/${encodeURIComponent(uuid)}`, { seen }),
-  deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', `/api/mails/${encodeURIComponent(uuid)}`),
-  clearInbox: () => call<{ success: boolean }>('DELETE', '/api/clear_inbox'),
-  attachmentUrl: (uuid: string, id: string) => `/api/attachment/${encodeURIComponent(uuid)}/${encodeURIComponent(id)}`,
+  markSeen: (uuid: string, seen: boolean) => call<MailListItem>('PATCH', path(routes.mail, { uuid }), { seen }),
+  deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', path(routes.deleteMail, { uuid })),
+  clearInbox: () => call<{ success: boolean }>('DELETE', path(routes.clearInbox)),
+  attachmentUrl: (uuid: string, id: string) => path(routes.attachment, { uuid, attachmentId: id }),
   /** The active address's webhook, or null when it has none. */
   webhook: () =>
-    call<Webhook>('GET', '/api/webhook').catch((err: unknown) => {
+    call<Webhook>('GET', path(routes.webhook)).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 404) return null;
       throw err;
     }),
   /** Sets or replaces the webhook; the answer holds its new secret, shown nowhere else. */
-  setWebhook: (url: string) => call<WebhookCreated>('PUT', '/api/webhook', { url }),
-  removeWebhook: () => call<{ success: boolean }>('DELETE', '/api/webhook'),
-  webhookDeliveries: (limit: number) => call<WebhookDeliveriesResponse>('GET', `/api/webhook/deliveries?limit=${limit}`),
+  setWebhook: (url: string) => call<WebhookCreated>('PUT', path(routes.webhook), { url }),
+  removeWebhook: () => call<{ success: boolean }>('DELETE', path(routes.webhook)),
+  webhookDeliveries: (limit: number) => call<WebhookDeliveriesResponse>('GET', `${path(routes.webhookDeliveries)}?limit=${limit}`),
 };
 
 /** The metadata JSON of a mail; an empty shape when it cannot be read. */

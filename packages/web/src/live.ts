@@ -3,6 +3,7 @@
 // client holds too many, 503 while it is full or restarting); then the list is
 // polled meanwhile and the stream is reopened with exponential back-off (1 s
 // doubling to 30 s, with jitter), never sooner than the server's Retry-After.
+import { path, routes } from '@temp-inbox/api/routes';
 
 export type LiveState = { kind: 'connecting' } | { kind: 'live' } | { kind: 'retrying'; until: number };
 
@@ -51,7 +52,7 @@ export function connectLive(handlers: LiveHandlers): () => void {
     // Asks the same admission as the stream, so a refusal tells why and for how long.
     let wait = backoff;
     try {
-      const res = await fetch('/api/mails/wait?timeout=0', { credentials: 'same-origin' });
+      const res = await fetch(`${path(routes.waitMails)}?timeout=0`, { credentials: 'same-origin' });
       if (res.status === 401) return handlers.onGone();
       if (res.status === 429 || res.status === 503) wait = Math.max(backoff, retryAfterMs(res));
     } catch {
@@ -65,7 +66,7 @@ export function connectLive(handlers: LiveHandlers): () => void {
   function open() {
     if (stopped) return;
     handlers.onState({ kind: 'connecting' });
-    const es = new EventSource('/api/events');
+    const es = new EventSource(path(routes.events));
     source = es;
     es.addEventListener('ready', () => {
       attempt = 0;

@@ -2,6 +2,7 @@
 // sessionStorage (this tab only, gone when it closes) and sent as a Bearer header with
 // every request; no cookie is involved, so no other page can make these requests.
 import type { AdminAddressesResponse, AdminSandboxesResponse, AdminStats, Block, BlockKind, BlocksResponse, FullMail, MailsResponse, NewAddressResponse, SandboxInfo } from '@temp-inbox/api';
+import { path, routes } from '@temp-inbox/api/routes';
 
 export type { AdminAddress, AdminStats, Block, BlockKind, FullMail, MailListItem, MailMetadata, SandboxInfo } from '@temp-inbox/api';
 
@@ -40,20 +41,20 @@ const q = encodeURIComponent;
 /** The admin API for one token. */
 export function adminApi(token: string) {
   return {
-    stats: () => call<AdminStats>(token, 'GET', '/api/admin/stats'),
-    addresses: (query: string, limit: number, offset: number) => call<AdminAddressesResponse>(token, 'GET', `/api/admin/addresses?q=${q(query)}&limit=${limit}&offset=${offset}`),
+    stats: () => call<AdminStats>(token, 'GET', path(routes.adminStats)),
+    addresses: (query: string, limit: number, offset: number) => call<AdminAddressesResponse>(token, 'GET', `${path(routes.adminAddresses)}?q=${q(query)}&limit=${limit}&offset=${offset}`),
     createAddress: (name: string, domain: string) =>
-      call<NewAddressResponse>(token, 'POST', '/api/admin/addresses', { ...(name ? { name } : {}), ...(domain ? { domain } : {}) }),
-    deleteAddress: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/addresses/${id}`),
-    mails: (id: number, limit: number, offset: number) => call<MailsResponse>(token, 'GET', `/api/admin/addresses/${id}/mails?limit=${limit}&offset=${offset}`),
-    mail: (id: number, uuid: string) => call<FullMail>(token, 'GET', `/api/admin/addresses/${id}/mails/${q(uuid)}`),
-    blocks: () => call<BlocksResponse>(token, 'GET', '/api/admin/blocks'),
-    addBlock: (kind: BlockKind, value: string, note: string) => call<Block>(token, 'POST', '/api/admin/blocks', { kind, value, ...(note ? { note } : {}) }),
-    removeBlock: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/blocks/${id}`),
-    sandboxes: () => call<AdminSandboxesResponse>(token, 'GET', '/api/admin/sandboxes'),
-    createSandbox: (name: string, password: string) => call<SandboxInfo>(token, 'POST', '/api/admin/sandboxes', { name, password }),
-    setSandboxPassword: (id: number, password: string) => call<{ success: boolean }>(token, 'PUT', `/api/admin/sandboxes/${id}/password`, { password }),
-    deleteSandbox: (id: number) => call<{ success: boolean }>(token, 'DELETE', `/api/admin/sandboxes/${id}`),
+      call<NewAddressResponse>(token, 'POST', path(routes.adminAddresses), { ...(name ? { name } : {}), ...(domain ? { domain } : {}) }),
+    deleteAddress: (id: number) => call<{ success: boolean }>(token, 'DELETE', path(routes.adminAddress, { id })),
+    mails: (id: number, limit: number, offset: number) => call<MailsResponse>(token, 'GET', `${path(routes.adminAddressMails, { id })}?limit=${limit}&offset=${offset}`),
+    mail: (id: number, uuid: string) => call<FullMail>(token, 'GET', path(routes.adminAddressMail, { id, uuid })),
+    blocks: () => call<BlocksResponse>(token, 'GET', path(routes.adminBlocks)),
+    addBlock: (kind: BlockKind, value: string, note: string) => call<Block>(token, 'POST', path(routes.adminBlocks), { kind, value, ...(note ? { note } : {}) }),
+    removeBlock: (id: number) => call<{ success: boolean }>(token, 'DELETE', path(routes.adminBlock, { id })),
+    sandboxes: () => call<AdminSandboxesResponse>(token, 'GET', path(routes.adminSandboxes)),
+    createSandbox: (name: string, password: string) => call<SandboxInfo>(token, 'POST', path(routes.adminSandboxes), { name, password }),
+    setSandboxPassword: (id: number, password: string) => call<{ success: boolean }>(token, 'PUT', path(routes.adminSandboxPassword, { id }), { password }),
+    deleteSandbox: (id: number) => call<{ success: boolean }>(token, 'DELETE', path(routes.adminSandbox, { id })),
   };
 }
 
@@ -61,7 +62,7 @@ export type AdminApi = ReturnType<typeof adminApi>;
 
 /** The mail domains, for the new-address form (the public UI's configuration). */
 export async function mailDomains(): Promise<string[]> {
-  const res = await fetch('/ui-config.json');
+  const res = await fetch(path(routes.uiConfig));
   return res.ok ? ((await res.json()) as { domains: string[] }).domains : [];
 }
 
