@@ -1,6 +1,7 @@
 // Per-IP, per-route rate limits (docs/api.md "Rate limits", "Errors"; docs/decisions.md "Rate limits",
-// TRUST_PROXY). Windows are 1-2 s so the time-based cases stay fast; sleeps here
-// are the subject under test (window expiry), not waits for conditions.
+// TRUST_PROXY). A case that never waits for a window to end has a 60 s window, which cannot
+// end while it runs, however slow the machine; the cases that wait one out (hammering extends,
+// quiet recovers) have 3 s windows, and sleeps there are the subject under test (window expiry).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -44,10 +45,10 @@ function assertOk(res: HttpResult, what = 'request') {
 
 /**
  * Trip, hammer, recover: the client is already limited. Keeps sending every
- * ~200 ms for ~1.5 s (longer than the window) and expects 429 throughout, then
- * waits out Retry-After (+ margin) and expects the next request to pass.
+ * ~200 ms for longer than the window (4 s for a 3 s one) and expects 429 throughout,
+ * then waits out Retry-After (+ margin) and expects the next request to pass.
  */
-async function hammerThenRecover(send: (i: number) => Promise<HttpResult>, windowSeconds: number, hammerMs = 1500) {
+async function hammerThenRecover(send: (i: number) => Promise<HttpResult>, windowSeconds: number, hammerMs = windowSeconds * 1000 + 1000) {
   const started = Date.now();
   let retryAfter = 0;
   let i = 0;
@@ -64,12 +65,12 @@ async function hammerThenRecover(send: (i: number) => Promise<HttpResult>, windo
 
 describe('rate limits: per IP and per route', () => {
   it('trips after max requests with a plain-text 429 and Retry-After; other routes and IPs are unaffected; hammering extends; quiet recovers', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1', RATE_LIMIT_MAILS: '3/1' });
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/3', RATE_LIMIT_MAILS: '3/60' });
     try {
       const { jwt } = await createAddress(server);
       for (let i = 1; i <= 3; i++) assertOk(await settings(server, jwt), `settings #${i}`);
       const retryAfter = assertLimited(await settings(server, jwt), 'settings #4');
-      assert.equal(retryAfter, 1, 'Retry-After is the 1 s window');
+      assert.equal(retryAfter, 3, 'Retry-After is the 3 s window');
 
       // Another rate-limited route keeps its own budget.
       assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt }), 'mails after settings tripped');
@@ -78,7 +79,7 @@ describe('rate limits: per IP and per route', () => {
       // A still-limited client stays limited on the tripped route.
       assertLimited(await settings(server, jwt), 'settings #5');
 
-      const recovered = await hammerThenRecover(() => settings(server, jwt), 1);
+      const recovered = await hammerThenRecover(() => settings(server, jwt), 3);
       assertOk(recovered, 'after a quiet Retry-After');
       // A fresh window: the full budget again (1 used by the recovery request).
       assertOk(await settings(server, jwt), 'fresh window #2');
@@ -102,7 +103,7 @@ describe('rate limits: per IP and per route', () => {
   });
 
   it('counts unauthenticated requests: the limit trips before auth', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1' });
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60' });
     try {
       for (let i = 1; i <= 3; i++) {
         const res = await settings(server, 'garbage');
@@ -119,7 +120,7 @@ describe('rate limits: per IP and per route', () => {
   });
 
   it('limits address creation (RATE_LIMIT_NEW_ADDRESS)', async () => {
-    const server = await startTestServer({ RATE_LIMIT_NEW_ADDRESS: '2/1' });
+    const server = await startTestServer({ RATE_LIMIT_NEW_ADDRESS: '2/60' });
     try {
       const create = (opts: RequestOptions = {}) => request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, ...opts });
       assertOk(await create(), 'creation #1');
@@ -480,7 +481,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
 
 describe('rate limits: TRUST_PROXY', () => {
   it('by default X-Forwarded-For does not change the key', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1' });
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60' });
     try {
       const { jwt } = await createAddress(server);
       for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await settings(server, jwt, { headers: { 'x-forwarded-for': ip } }), ip);
@@ -492,7 +493,7 @@ describe('rate limits: TRUST_PROXY', () => {
   });
 
   it('with TRUST_PROXY=127.0.0.1 each X-Forwarded-For client gets its own budget', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1', TRUST_PROXY: '127.0.0.1' });
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60', TRUST_PROXY: '127.0.0.1' });
     try {
       const { jwt } = await createAddress(server);
       const via = (ip: string) => settings(server, jwt, { headers: { 'x-forwarded-for': ip } });
@@ -514,7 +515,7 @@ describe('rate limits: TRUST_PROXY', () => {
   });
 
   it('an untrusted peer cannot use X-Forwarded-For even when a proxy is trusted', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/1', TRUST_PROXY: '127.0.0.1' });
+    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60', TRUST_PROXY: '127.0.0.1' });
     try {
       const { jwt } = await createAddress(server);
       const from2 = (ip: string) => settings(server, jwt, { localAddress: '127.0.0.2', headers: { 'x-forwarded-for': ip } });
@@ -585,7 +586,7 @@ describe('rate limits: shared through Redis', () => {
 
   it('two nodes share one limit', { skip: redisSkip }, async () => {
     const ip = await freshIp();
-    const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '4/2' });
+    const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '4/60' });
     try {
       const { a, b } = nodes;
       assert.notEqual(a.dataDir, b.dataDir);
@@ -597,8 +598,8 @@ describe('rate limits: shared through Redis', () => {
       assertOk(await onA(), 'A #2');
       assertOk(await onB(), 'B #1');
       assertOk(await onB(), 'B #2');
-      assert.equal(assertLimited(await onA(), 'A #3'), 2);
-      assert.equal(assertLimited(await onB(), 'B #3'), 2);
+      assert.equal(assertLimited(await onA(), 'A #3'), 60);
+      assert.equal(assertLimited(await onB(), 'B #3'), 60);
       // The counter lives in Redis under the documented prefix.
       assert.ok((await redis.keys(`ti:rl:SETTINGS:${ip}`)).length === 1, 'counter stored in Redis');
       // Another client is unaffected on both nodes.
@@ -612,7 +613,7 @@ describe('rate limits: shared through Redis', () => {
 
   it('trip, hammering extends, quiet recovers — across nodes', { skip: redisSkip }, async () => {
     const ip = await freshIp();
-    const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '2/1' });
+    const nodes = await twoNodes({ RATE_LIMIT_SETTINGS: '2/3' });
     try {
       const { a, b } = nodes;
       const jwtA = (await createAddress(a)).jwt;
@@ -620,9 +621,9 @@ describe('rate limits: shared through Redis', () => {
       const send = (i: number) => (i % 2 === 0 ? settings(a, jwtA, { localAddress: ip }) : settings(b, jwtB, { localAddress: ip }));
       assertOk(await send(0), 'A #1');
       assertOk(await send(1), 'B #1');
-      assert.equal(assertLimited(await send(0), 'A #2'), 1);
+      assert.equal(assertLimited(await send(0), 'A #2'), 3);
       assertLimited(await send(1), 'B #2');
-      const recovered = await hammerThenRecover(send, 1);
+      const recovered = await hammerThenRecover(send, 3);
       assertOk(recovered, 'after a quiet Retry-After');
       // Both nodes serve the client again, within the fresh budget of 2.
       assertOk(await settings(b, jwtB, { localAddress: ip }), 'B after recovery');
