@@ -1,14 +1,36 @@
 // `npm test`: every *.test.ts under packages/*/test (helpers/, fixtures/ and playwright/
-// hold no test files of node:test), with node's test runner. TEST_CONCURRENCY sets how
-// many files run at once (docs/architecture.md "Running the suite"); arguments after `--`
-// narrow the run to files whose path contains one of them.
+// hold no test files of node:test), with node's test runner, TEST_CONCURRENCY files at
+// a time, then the few files of ALONE one at a time (docs/architecture.md "Running the
+// suite"). Arguments after `--` narrow the run to files whose path contains one of them.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
+
+// Files that run one at a time after the parallel batch, each for a reason that another
+// file beside it would break. Keep it short: a file that can be made to hold beside
+// others is made to.
+const ALONE = new Map([]);
+
+// The longest files start first, so that the parallel batch does not end with one of
+// them still running alone (npm installs, tsc, Chromium, CLI processes); the rest follow
+// in path order.
+const SLOW_FIRST = [
+  'packages/client/test/packaging.test.ts',
+  'packages/client/test/readme-examples.test.ts',
+  'packages/client/test/cli.test.ts',
+  'packages/client/test/playwright.test.ts',
+  'packages/client/test/cli-bin.test.ts',
+  'packages/server/test/http/cors-browser.test.ts',
+  'packages/client/test/cli-messages.test.ts',
+  'packages/client/test/api-types.test.ts',
+  'packages/client/test/sdk.test.ts',
+  'packages/web/test/',
+];
 
 function testFiles(dir) {
   const out = [];
@@ -38,18 +60,41 @@ if (files.length === 0) {
   console.error(`temp-inbox tests: no test file matches ${only.join(' ')}`);
   process.exit(1);
 }
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? 1);
+const rank = (f) => {
+  const i = SLOW_FIRST.findIndex((s) => f.startsWith(s));
+  return i === -1 ? SLOW_FIRST.length : i;
+};
+const parallel = files.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+const alone = files.filter((f) => ALONE.has(f));
+
+// Most files wait (timers, child processes, SMTP and HTTP round trips, Chromium) more than
+// they compute, so twice the cores pays; more than 8 at once only queues on PostgreSQL.
+const fallback = Math.min(8, Math.max(2, 2 * availableParallelism()));
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? fallback);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`temp-inbox tests: TEST_CONCURRENCY must be a whole number of at least 1, not ${process.env.TEST_CONCURRENCY}`);
   process.exit(1);
 }
-console.log(`temp-inbox tests: ${files.length} files, ${concurrency} at a time`);
+
+/** Runs one batch with node's test runner; resolves with its exit code. */
+function batch(name, list, atOnce) {
+  console.log(`temp-inbox tests: ${name}: ${list.length} files, ${atOnce} at a time`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${atOnce}`, ...list], { cwd: ROOT, stdio: 'inherit' });
+    child.on('exit', (code, signal) => {
+      console.log(`temp-inbox tests: ${name} done in ${Math.round((Date.now() - started) / 1000)} s${code === 0 ? '' : ' (failed)'}`);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
 const started = Date.now();
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
-  cwd: ROOT,
-  stdio: 'inherit',
-});
-child.on('exit', (code, signal) => {
-  console.log(`temp-inbox tests: done in ${Math.round((Date.now() - started) / 1000)} s`);
-  process.exit(code ?? (signal ? 1 : 0));
-});
+let failed = false;
+if (parallel.length > 0) failed = (await batch('parallel batch', parallel, concurrency)) !== 0;
+if (alone.length > 0) {
+  for (const f of alone) console.log(`temp-inbox tests: alone: ${f}: ${ALONE.get(f)}`);
+  failed = (await batch('one at a time', alone, 1)) !== 0 || failed;
+}
+console.log(`temp-inbox tests: ${failed ? 'FAILED' : 'passed'}, all done in ${Math.round((Date.now() - started) / 1000)} s`);
+process.exit(failed ? 1 : 0);
