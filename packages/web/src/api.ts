@@ -8,6 +8,8 @@ import type {
   MailMetadata,
   MailsResponse,
   NewAddressResponse,
+  ParsedAttachment,
+  ParsedMail,
   PowChallenge,
   SessionListing,
   Webhook,
@@ -17,7 +19,7 @@ import type {
 } from '@temp-inbox/api';
 import { path, routes } from '@temp-inbox/api/routes';
 
-export type { FullMail, MailListItem, MailMetadata, SessionListing, Webhook, WebhookCreated, WebhookDelivery };
+export type { FullMail, MailListItem, MailMetadata, ParsedAttachment, ParsedMail, SessionListing, Webhook, WebhookCreated, WebhookDelivery };
 
 /** An error answer of the API: its status and its plain-text sentence. */
 export class ApiError extends Error {
@@ -66,6 +68,8 @@ export const api = {
   mails: (limit: number, offset: number) => call<MailsResponse>('GET', `${path(routes.mails)}?limit=${limit}&offset=${offset}`),
   search: (q: string, limit: number, offset: number) => call<MailsResponse>('GET', `${path(routes.searchMails)}?q=${encodeURIComponent(q)}&limit=${limit}&offset=${offset}`),
   mail: (uuid: string) => call<FullMail>('GET', path(routes.mail, { uuid })),
+  /** The mail parsed by the server (docs/api.md "GET /api/mail/{uuid}/parsed"): the page parses no MIME itself. */
+  parsed: (uuid: string) => call<ParsedMail>('GET', path(routes.parsedMail, { uuid })),
   /** Marks a mail read (true) or unread (false); answers its list item. */
   markSeen: (uuid: string, seen: boolean) => call<MailListItem>('PATCH', path(routes.mail, { uuid }), { seen }),
   deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', path(routes.deleteMail, { uuid })),

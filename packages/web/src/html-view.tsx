@@ -1,37 +1,13 @@
 // A mail's HTML in a sandboxed frame (no scripts, no same-origin access). Images the
-// mail carries itself (cid:) are shown from its own parts; anything remote is taken out
-// of the markup (remote-content.ts), and blocked by the frame's own policy too, until
-// the reader asks for images and styles, for this mail only, so a sender cannot tell
-// the mail was opened.
-import { useMemo, useState } from 'preact/hooks';
-import type { Attachment } from 'postal-mime';
+// mail carries itself (cid:) are shown from its own parts (inline-images.ts); anything
+// remote is taken out of the markup (remote-content.ts), and blocked by the frame's own
+// policy too, until the reader asks for images and styles, for this mail only, so a
+// sender cannot tell the mail was opened.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ParsedAttachment } from './api.js';
+import { withInlineImages } from './inline-images.js';
 import { prepareHtml } from './remote-content.js';
 import { s } from './strings.js';
-
-/** Inline parts turned into data: URLs, up to this many bytes in all (the rest stay broken). */
-const INLINE_BYTES = 8 * 1024 * 1024;
-
-function base64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
-/** `cid:` references replaced by the inline parts they name. */
-export function withInlineImages(html: string, attachments: Attachment[]): string {
-  const byId = new Map<string, string>();
-  let budget = INLINE_BYTES;
-  for (const a of attachments) {
-    const id = a.contentId?.replace(/^<|>$/g, '');
-    if (!id || typeof a.content === 'string') continue;
-    const bytes = new Uint8Array(a.content);
-    if (bytes.length > budget) continue;
-    budget -= bytes.length;
-    byId.set(id.toLowerCase(), `data:${a.mimeType || 'application/octet-stream'};base64,${base64(bytes)}`);
-  }
-  if (byId.size === 0) return html;
-  return html.replace(/cid:([^"'\s)>]+)/gi, (whole, id: string) => byId.get(decodeURIComponent(id).toLowerCase()) ?? whole);
-}
 
 /** The frame's document: its policy first (a second line of defence behind remote-content.ts), then the mail's. */
 function htmlDocument(html: string, remote: boolean): string {
@@ -45,13 +21,23 @@ function htmlDocument(html: string, remote: boolean): string {
   );
 }
 
-export function HtmlView(props: { html: string; attachments: Attachment[] }) {
-  const { html, attachments } = props;
+export function HtmlView(props: { uuid: string; html: string; attachments: ParsedAttachment[] }) {
+  const { uuid, html, attachments } = props;
   const [remote, setRemote] = useState(false);
-  const shown = useMemo(() => withInlineImages(html, attachments), [html, attachments]);
+  // The HTML with its inline images, once they are fetched (the frame is drawn once, with them).
+  const [shown, setShown] = useState<string | undefined>();
+  useEffect(() => {
+    let current = true;
+    setShown(undefined);
+    void withInlineImages(uuid, html, attachments).then((h) => current && setShown(h));
+    return () => {
+      current = false;
+    };
+  }, [uuid, html, attachments]);
   // Nothing in the mail reaches the network until Load, and then only images and styles (remote-content.ts).
-  const local = useMemo(() => prepareHtml(shown, false), [shown]);
-  const loaded = useMemo(() => (remote ? prepareHtml(shown, true) : undefined), [shown, remote]);
+  const local = useMemo(() => (shown === undefined ? undefined : prepareHtml(shown, false)), [shown]);
+  const loaded = useMemo(() => (remote && shown !== undefined ? prepareHtml(shown, true) : undefined), [shown, remote]);
+  if (!local) return <p class="muted">{s.loading}</p>;
   const blocked = local.blocked;
   return (
     <>

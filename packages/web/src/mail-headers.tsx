@@ -1,23 +1,25 @@
 // The header panel of a mail: From, To, Cc, Reply-To, Date, Message-ID, and every
-// header on request.
-import type { Address, Email } from 'postal-mime';
+// header on request, as the server parsed them (GET /api/mail/{uuid}/parsed).
+import type { ParsedMail } from './api.js';
 import { fullDate } from './intl.js';
 import { s } from './strings.js';
 
-const one = (a: Address): string[] => (a.group ? a.group.flatMap(one) : [a.name ? `${a.name} <${a.address ?? ''}>` : (a.address ?? '')]);
-const list = (as: Address[] | undefined) => (as ?? []).flatMap(one).join(', ');
+type Mailbox = ParsedMail['from'];
+
+const one = (a: Mailbox): string => (a.name && a.address ? `${a.name} <${a.address}>` : a.name || a.address);
+const list = (as: Mailbox[]) => as.map(one).filter(Boolean).join(', ');
 
 /** `received`: when the service stored it (ISO), shown when the mail has no Date of its own. */
 /** `recipients`: a sandbox's mail's envelope recipients (Bcc-only ones are in no header). */
-export function MailHeaders(props: { email: Email; fallbackFrom: string; received: string; recipients?: string[] | undefined }) {
-  const { email, fallbackFrom, received } = props;
+export function MailHeaders(props: { mail: ParsedMail; fallbackFrom: string; received: string; recipients?: string[] | undefined }) {
+  const { mail, fallbackFrom, received } = props;
   const rows: [string, string][] = [
-    [s.header.from, (email.from ? list([email.from]) : fallbackFrom) || s.unknownSender],
-    [s.header.to, list(email.to)],
-    [s.header.cc, list(email.cc)],
-    [s.header.replyTo, list(email.replyTo)],
-    email.date ? [s.header.date, fullDate(new Date(email.date)) || email.date] : [s.header.received, fullDate(new Date(received))],
-    [s.header.messageId, email.messageId ?? ''],
+    [s.header.from, one(mail.from) || fallbackFrom || s.unknownSender],
+    [s.header.to, list(mail.to)],
+    [s.header.cc, list(mail.cc)],
+    [s.header.replyTo, list(mail.reply_to)],
+    mail.date ? [s.header.date, fullDate(new Date(mail.date)) || mail.date] : [s.header.received, fullDate(new Date(received))],
+    [s.header.messageId, mail.message_id],
     [s.header.recipients, (props.recipients ?? []).join(', ')],
   ];
   return (
@@ -35,9 +37,9 @@ export function MailHeaders(props: { email: Email; fallbackFrom: string; receive
       <details class="all-headers">
         <summary>{s.allHeaders}</summary>
         <dl>
-          {email.headers.map((h, i) => (
+          {mail.headers.map((h, i) => (
             <div key={i}>
-              <dt>{h.originalKey ?? h.key}</dt>
+              <dt>{h.name}</dt>
               <dd>{h.value}</dd>
             </div>
           ))}

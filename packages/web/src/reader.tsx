@@ -1,12 +1,14 @@
 // Reading one mail: its header panel, codes to copy, attachments, and the HTML
-// (sandboxed, html-view.tsx), whole text and source views, as ARIA tabs.
+// (sandboxed, html-view.tsx), whole text and source views, as ARIA tabs. The mail comes
+// parsed by the server (GET /api/mail/{uuid}/parsed): the page has no MIME parser of its
+// own. Its source is fetched when the Source tab is opened.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import PostalMime, { type Email } from 'postal-mime';
-import { api, metadataOf, type FullMail, type MailListItem } from './api.js';
+import { api, metadataOf, type MailListItem, type ParsedMail } from './api.js';
 import { AuthBadges } from './auth-badges.js';
 import { CopyChip } from './copy-chip.js';
 import type { Run } from './format.js';
 import { HtmlView } from './html-view.js';
+import { shownInline } from './inline-images.js';
 import { bytes, fullDate } from './intl.js';
 import { MailHeaders } from './mail-headers.js';
 import { s } from './strings.js';
@@ -14,20 +16,62 @@ import { ViewTabs } from './view-tabs.js';
 
 type View = 'html' | 'text' | 'raw';
 
-/** The text of an HTML part, as the browser reads it (for a mail without a text part). */
-function textOfHtml(html: string): string {
-  const doc = new DOMParser().parseFromString(html, 'text/html');
-  for (const el of doc.querySelectorAll('script, style, head')) el.remove();
-  return (doc.body?.innerText ?? doc.body?.textContent ?? '').trim();
+function Attachments(props: { uuid: string; list: { id: string; filename: string; content_type: string; size: number }[] }) {
+  if (props.list.length === 0) return null;
+  return (
+    <ul class="attachments" aria-label={s.attachments}>
+      {props.list.map((a) => (
+        <li key={a.id}>
+          <span class="file-type" aria-hidden="true">
+            {(a.filename.split('.').pop() ?? '').slice(0, 4).toUpperCase() || s.fileType}
+          </span>
+          <a href={api.attachmentUrl(props.uuid, a.id)} download={a.filename}>
+            {a.filename || s.attachment}
+          </a>{' '}
+          <span class="muted">
+            {a.content_type}, {bytes(a.size)}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The Source tab: the message as received, and a .eml file of it to download. */
+function Source(props: { uuid: string; raw: string | undefined }) {
+  const { uuid, raw } = props;
+  // The source as a .eml file to download (an object URL, released with the view).
+  const [eml, setEml] = useState<string | undefined>();
+  useEffect(() => {
+    if (raw === undefined) return;
+    const url = URL.createObjectURL(new Blob([raw], { type: 'message/rfc822' }));
+    setEml(url);
+    return () => URL.revokeObjectURL(url);
+  }, [raw]);
+  if (raw === undefined) return <p class="muted">{s.loading}</p>;
+  return (
+    <>
+      {eml && (
+        <p>
+          <a href={eml} download={`${uuid}.eml`}>
+            {s.downloadEml}
+          </a>
+        </p>
+      )}
+      {/* Focusable, so that a long source scrolls by keyboard too. */}
+      <pre class="raw" tabIndex={0}>
+        {raw}
+      </pre>
+    </>
+  );
 }
 
 export function Reader(props: { item: MailListItem; run: Run; online: boolean; onDeleted: () => void; onBack?: () => void; onMarkUnread: () => void }) {
   const { item, run, online, onDeleted, onBack, onMarkUnread } = props;
   const meta = useMemo(() => metadataOf(item), [item]);
-  const [full, setFull] = useState<FullMail | undefined>();
-  const [email, setEmail] = useState<Email | undefined>();
+  const [mail, setMail] = useState<ParsedMail | undefined>();
+  const [raw, setRaw] = useState<string | undefined>();
   const [view, setView] = useState<View>(meta.has_html ? 'html' : 'text');
-  const [eml, setEml] = useState<string | undefined>();
 
   // A mail opened while the server could not be reached is fetched again once the live
   // connection is back (and the error it left is cleared by that run).
@@ -40,25 +84,21 @@ export function Reader(props: { item: MailListItem; run: Run; online: boolean; o
   }, [online]);
   useEffect(() => {
     void run(async () => {
-      const mail = await api.mail(item.uuid);
+      setMail(await api.parsed(item.uuid));
       loaded.current = true;
-      setFull(mail);
-      setEmail(await PostalMime.parse(mail.raw, { attachmentEncoding: 'arraybuffer' }));
     });
   }, [item.uuid, run, attempt]);
-
-  // The source as a .eml file to download (an object URL, released with the view).
   useEffect(() => {
-    if (!full) return;
-    const url = URL.createObjectURL(new Blob([full.raw], { type: 'message/rfc822' }));
-    setEml(url);
-    return () => URL.revokeObjectURL(url);
-  }, [full]);
+    if (view !== 'raw' || raw !== undefined) return;
+    void run(async () => setRaw((await api.mail(item.uuid)).raw));
+  }, [view, raw, item.uuid, run, attempt]);
 
-  const text = useMemo(() => (email ? (email.text ?? (email.html ? textOfHtml(email.html) : '')) : ''), [email]);
   // Parts the HTML shows inline (by cid:) are not listed again as attachments.
-  const inlineIds = useMemo(() => new Set((email?.attachments ?? []).filter((a) => a.contentId && email?.html?.includes(`cid:${a.contentId.replace(/^<|>$/g, '')}`)).map((a) => a.contentId)), [email]);
-  const listed = meta.attachments.filter((_, i) => !inlineIds.has(email?.attachments[i]?.contentId));
+  const listed = useMemo(() => {
+    if (!mail) return meta.attachments;
+    const inline = new Set(shownInline(mail.html, mail.attachments).map((a) => a.id));
+    return mail.attachments.filter((a) => !inline.has(a.id));
+  }, [mail, meta]);
 
   return (
     <article>
@@ -69,8 +109,8 @@ export function Reader(props: { item: MailListItem; run: Run; online: boolean; o
           </button>
         )}
         <h2>{meta.subject || s.noSubject}</h2>
-        {email ? (
-          <MailHeaders email={email} fallbackFrom={meta.from.address || item.source} received={item.created_at} recipients={item.recipients} />
+        {mail ? (
+          <MailHeaders mail={mail} fallbackFrom={meta.from.address || item.source} received={item.created_at} recipients={item.recipients} />
         ) : (
           <p>
             {s.from} <strong>{meta.from.name ? `${meta.from.name} <${meta.from.address}>` : meta.from.address || item.source}</strong> · {fullDate(new Date(item.created_at))}
@@ -103,56 +143,31 @@ export function Reader(props: { item: MailListItem; run: Run; online: boolean; o
           ))}
         </p>
       )}
-      {listed.length > 0 && (
-        <ul class="attachments" aria-label={s.attachments}>
-          {listed.map((a) => (
-            <li key={a.id}>
-              <span class="file-type" aria-hidden="true">
-                {(a.filename.split('.').pop() ?? '').slice(0, 4).toUpperCase() || s.fileType}
-              </span>
-              <a href={api.attachmentUrl(item.uuid, a.id)} download={a.filename}>
-                {a.filename || s.attachment}
-              </a>{' '}
-              <span class="muted">
-                {a.content_type}, {bytes(a.size)}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Attachments uuid={item.uuid} list={listed} />
       <ViewTabs
         label={s.views}
         idPrefix={`view-${item.uuid}`}
         selected={view}
         onSelect={setView}
         tabs={[
-          { key: 'html', label: s.viewHtml, disabled: !meta.has_html },
+          { key: 'html', label: s.viewHtml, disabled: mail ? mail.html === null : !meta.has_html },
           { key: 'text', label: s.viewText },
           { key: 'raw', label: s.viewSource },
         ]}
       >
-        {!full || !email ? (
+        {!mail ? (
           <p class="muted">{s.loading}</p>
-        ) : view === 'html' && email.html ? (
-          <HtmlView html={email.html} attachments={email.attachments} />
+        ) : view === 'html' && mail.html !== null ? (
+          <HtmlView uuid={item.uuid} html={mail.html} attachments={mail.attachments} />
         ) : view === 'raw' ? (
+          <Source uuid={item.uuid} raw={raw} />
+        ) : (
           <>
-            {eml && (
-              <p>
-                <a href={eml} download={`${item.uuid}.eml`}>
-                  {s.downloadEml}
-                </a>
-              </p>
-            )}
-            {/* Focusable, so that a long source scrolls by keyboard too. */}
-            <pre class="raw" tabIndex={0}>
-              {full.raw}
+            {mail.degraded && <p class="muted">{s.degraded}</p>}
+            <pre class="text" tabIndex={0}>
+              {mail.text}
             </pre>
           </>
-        ) : (
-          <pre class="text" tabIndex={0}>
-            {text}
-          </pre>
         )}
       </ViewTabs>
     </article>

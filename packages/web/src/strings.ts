@@ -131,6 +131,8 @@ export const s = {
   viewText: 'Text',
   viewSource: 'Source',
   downloadEml: 'Download .eml',
+  /** A mail the server could not parse in time (its `degraded` view): only its headers are known. */
+  degraded: 'This mail could not be read in full in time; the Source tab shows it as received.',
   remoteBlocked: 'Remote content blocked.',
   loadRemote: 'Load',
   htmlFrame: 'Message (HTML)',

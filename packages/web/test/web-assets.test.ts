@@ -1,13 +1,20 @@
 // The UI's static files as the server sends them: favicon and web manifest, the
 // build's brotli and gzip copies sent to browsers that accept them (the same bytes
-// once decoded), hashed assets cached for good, and the page's weight budget.
+// once decoded), hashed assets cached for good, the page's weight budget, and no MIME
+// parser in the bundle (the server parses mail: GET /api/mail/{uuid}/parsed).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { ADMIN_WEB_ROOT } from '../../server/src/http/routes/admin-page.js';
 import { WEB_ROOT } from '../../server/src/http/routes/ui.js';
 import { startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
+
+/** Packages that parse MIME; the bundle must contain none of them. */
+const MIME_PARSERS = ['postal-mime', 'mailparser', 'emailjs-mime-parser', 'mimetext', 'eml-format', 'letterparser', 'mail-parser'];
+/** What a MIME parser's code says and the UI's does not: decoding transfer encodings, walking multipart bodies. */
+const MIME_MARKERS = [/quoted-printable/i, /content-transfer-encoding/i, /multipart\//i, /PostalMime/];
 
 /** JS and CSS of the page, gzipped, at most (the web UI issue's budget). */
 const BUDGET_BYTES = 60 * 1024;
@@ -67,5 +74,22 @@ describe('web UI assets', () => {
     const total = assets.reduce((n, a) => n + statSync(`${WEB_ROOT}${a.slice(1)}.gz`).size, 0);
     t.diagnostic(`JS + CSS gzipped: ${(total / 1024).toFixed(1)} KiB`);
     assert.ok(total <= BUDGET_BYTES, `${total} bytes`);
+  });
+});
+
+describe('web UI bundle', () => {
+  it('carries no MIME parser: no parser package among the sources of the built scripts, no MIME decoding in them', () => {
+    for (const root of [WEB_ROOT, ADMIN_WEB_ROOT]) {
+      const dir = `${root}assets/`;
+      const scripts = readdirSync(dir).filter((f) => f.endsWith('.js'));
+      assert.ok(scripts.length > 0, `${dir} has the built scripts`);
+      for (const file of scripts) {
+        const map = JSON.parse(readFileSync(`${dir}${file}.map`, 'utf8')) as { sources: string[] };
+        const parsers = map.sources.filter((src) => MIME_PARSERS.some((p) => src.includes(`node_modules/${p}/`)));
+        assert.deepEqual(parsers, [], `${file} is built from a MIME parser`);
+        const code = readFileSync(`${dir}${file}`, 'utf8');
+        assert.deepEqual(MIME_MARKERS.filter((m) => m.test(code)).map(String), [], `${file} decodes MIME`);
+      }
+    }
   });
 });
