@@ -34,7 +34,9 @@ export const SpamSection = Type.Object({
   ...sectionFields,
   scanner: Type.Union([Type.Literal('rspamd'), Type.Literal('spamd'), Type.Null()], { description: 'The scanner SPAM_SCANNER names; null when none is set.' }),
   score: Type.Union([Type.Number(), Type.Null()]),
-  threshold: Type.Union([Type.Number(), Type.Null()], { description: 'The score from which the scanner calls the mail spam.' }),
+  threshold: Type.Union([Type.Number(), Type.Null()], {
+    description: "spamd: the score from which it calls the mail spam (the verdict fails there, warns from half of it). rspamd: its required score (that of its reject action); the verdict follows rspamd's action instead (fail for add header, rewrite subject, soft reject or reject; warn for greylist).",
+  }),
   rules: Type.Array(SpamRule, { description: 'Every rule that fired, highest score first.' }),
 });
 export type SpamSection = Static<typeof SpamSection>;
@@ -51,7 +53,10 @@ export const HtmlSection = Type.Object({
   ...sectionFields,
   clients: Type.Integer({ description: 'Mail clients checked (every one caniemail.com has data for).' }),
   supported: Type.Union([Type.Integer(), Type.Null()], { description: 'Clients that support every feature the HTML uses, at least in part; null without HTML.' }),
-  support: Type.Union([Type.Number(), Type.Null()], { description: 'supported / clients as a percentage with one decimal; null without HTML.' }),
+  support: Type.Union([Type.Number(), Type.Null()], {
+    description:
+      'Of each feature the HTML uses, by each client: supported counts 1, partly ½, not 0, as a percentage with one decimal (pass from 90, warn from 70, fail below); null without HTML.',
+  }),
   features: Type.Array(HtmlFeature, { description: 'Each feature the HTML uses that some client does not (fully) support.' }),
   data_date: Type.String({ description: 'When the caniemail.com data the check used was last updated.' }),
 });

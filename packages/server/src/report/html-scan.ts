@@ -27,10 +27,14 @@ export interface HtmlFacts {
   /** Remote stylesheets and fonts: <link href>, @import and @font-face src URLs. */
   remoteStyles: string[];
   fontFaces: string[];
+  /** The distinct element names used (at most MAX_LISTED). */
+  tags: string[];
 }
 
 /** Elements with no end tag: they never open a level of nesting. */
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr']);
+/** The attributes the checks read; others are only counted (an element may have a million). */
+const READ = new Set(['src', 'alt', 'width', 'height', 'style', 'href', 'rel']);
 /** At most this many of each list are kept: a report stays small whatever the mail. */
 const MAX_LISTED = 1000;
 
@@ -50,7 +54,8 @@ function cssUrls(css: string): { imports: string[]; fonts: string[] } {
 }
 
 export function scanHtml(html: string): HtmlFacts {
-  const facts: HtmlFacts = { bytes: Buffer.byteLength(html), elements: 0, attributes: 0, depth: 0, images: [], anchors: [], scripts: 0, forms: 0, frames: [], remoteStyles: [], fontFaces: [] };
+  const facts: HtmlFacts = { bytes: Buffer.byteLength(html), elements: 0, attributes: 0, depth: 0, images: [], anchors: [], scripts: 0, forms: 0, frames: [], remoteStyles: [], fontFaces: [], tags: [] };
+  const tags = new Set<string>();
   let depth = 0;
   let tag = '';
   let attrs: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -97,6 +102,10 @@ export function scanHtml(html: string): HtmlFacts {
       finishTag();
       facts.elements++;
       tag = name;
+      if (tags.size < MAX_LISTED && !tags.has(name)) {
+        tags.add(name);
+        facts.tags.push(name);
+      }
       if (name === 'style') inStyle = true;
       if (!VOID.has(name)) {
         depth++;
@@ -106,7 +115,7 @@ export function scanHtml(html: string): HtmlFacts {
     attribute(name, value) {
       facts.attributes++;
       // The first of a repeated attribute counts, as browsers read it.
-      if (!(name in attrs)) attrs[name] = value;
+      if (READ.has(name) && !(name in attrs)) attrs[name] = value;
     },
     text(text) {
       finishTag();

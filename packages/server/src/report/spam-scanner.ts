@@ -6,12 +6,9 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import type { SpamRule, SpamSection } from '@temp-inbox/api';
+import type { ScannerTarget } from '../domain/spam-scanner-url.js';
 
-export interface ScannerTarget {
-  kind: 'rspamd' | 'spamd';
-  host: string;
-  port: number;
-}
+export { parseScanner, type ScannerTarget } from '../domain/spam-scanner-url.js';
 
 export interface ScanOptions {
   timeoutMs: number;
@@ -23,20 +20,6 @@ export interface ScanOptions {
 
 /** The most of a scanner's answer that is read. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** `rspamd://host:11333` or `spamd://host:783` (default ports when omitted); throws a sentence for anything else. */
-export function parseScanner(raw: string): ScannerTarget {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error('SPAM_SCANNER must be rspamd://host:port or spamd://host:port.');
-  }
-  const kind = url.protocol === 'rspamd:' ? 'rspamd' : url.protocol === 'spamd:' ? 'spamd' : null;
-  if (!kind || url.hostname === '' || url.pathname.replace(/^\/+/, '') !== '' || url.search !== '' || url.username !== '') throw new Error('SPAM_SCANNER must be rspamd://host:port or spamd://host:port.');
-  const port = url.port === '' ? (kind === 'rspamd' ? 11333 : 783) : Number(url.port);
-  return { kind, host: url.hostname.replace(/^\[|\]$/g, ''), port };
-}
 
 const unavailable = (kind: ScannerTarget['kind'] | null, reason: string): SpamSection => ({ verdict: 'unavailable', reason, findings: [], scanner: kind, score: null, threshold: null, rules: [] });
 
