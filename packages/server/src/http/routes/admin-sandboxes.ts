@@ -10,7 +10,7 @@ import type { SandboxService } from '../../sandboxes/types.js';
 import { createAdminAuth } from '../admin-auth.js';
 import type { HttpDeps } from '../deps.js';
 import { errorResponse } from '../errors.js';
-import { sandboxInfo } from './sandboxes.js';
+import { sandboxInfo } from '../presenters.js';
 
 const tags = ['admin'];
 const hide = true;

@@ -32,7 +32,7 @@ import type { HttpDeps } from '../deps.js';
 import { errorResponse } from '../errors.js';
 import { boundedStrings, strictIntegers } from '../query.js';
 import { redactUrl } from '../request-logger.js';
-import { rawToString, toItem } from './mails.js';
+import { rawToString, toItem } from '../presenters.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,9 +1,6 @@
-import { create as contentDisposition } from 'content-disposition';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AttachmentParams, FullMail, MailListItem, MailsQuery, MailsResponse, ParsedMail, routes, SeenBody, SuccessResponse, UuidParams } from '@temp-inbox/api';
-import type { MailSummary } from '../../storage/store.js';
-import type { AttachmentStream, DecodedAttachment } from '../../mail/service.js';
 import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { clientKey } from '../rate-limit.js';
@@ -11,92 +8,13 @@ import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
 import { createResponseCache } from '../response-cache.js';
 import type { LargeAnswers } from '../large-answers.js';
-import { STREAM_RAW_BYTES, streamed, streamedBytes, streamedRawJson, wholeOf, wholeRaw } from '../mail-answers.js';
+import { streamed, streamedRawJson, wholeRaw } from '../mail-answers.js';
+import { parsedMailBody, rawToString, sendStoredAttachment, toItem } from '../presenters.js';
 
 const bearer = [{ bearer: [] }];
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
 const notFoundResponse = errorResponse('Unknown, foreign, deleted or malformed uuid.');
 const rateLimited = errorResponse('Rate limit exceeded; see Retry-After.');
-export { STREAM_RAW_BYTES };
-
-export const toItem = (m: MailSummary): MailListItem => ({
-  id: m.id,
-  uuid: m.uuid,
-  source: m.source,
-  address: m.address,
-  metadata: m.metadata,
-  created_at: new Date(m.createdAt).toISOString(),
-  message_id: m.messageId,
-  seen: m.seen,
-  // A sandbox's mail: its envelope's recipients (one mail stands for all of them).
-  ...(m.envelope ? { recipients: m.envelope.to } : {}),
-});
-
-/**
- * A ParsedMail's bytes: the mail's own fields, then the content the parser's worker
- * serialised (a JSON object of the other fields), joined without parsing it again.
- */
-function parsedMailBody(m: MailSummary, content: Buffer): Buffer {
-  const own = JSON.stringify({
-    id: m.id,
-    uuid: m.uuid,
-    message_id: m.messageId,
-    created_at: new Date(m.createdAt).toISOString(),
-    seen: m.seen,
-    ...(m.envelope ? { recipients: m.envelope.to } : {}),
-  });
-  return Buffer.concat([Buffer.from(`${own.slice(0, -1)},`), content.subarray(1)]);
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The stored bytes as a string: UTF-8 when they are valid UTF-8, else one character per byte (latin1). */
-export function rawToString(raw: Buffer): string {
-  try {
-    return utf8.decode(raw);
-  } catch {
-    return raw.toString('latin1');
-  }
-}
-
-/** RFC 6266: an ASCII fallback plus the exact UTF-8 name; path separators and control characters never reach it. */
-function attachmentDisposition(filename: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = filename.replace(/[/\\]/g, '_').replace(/[\u0000-\u001f\u007f]/g, '') || 'attachment';
-  return contentDisposition(clean, { type: 'attachment' });
-}
-
-/** An RFC 9110 media type (token/token); \x60 is the backtick, which tchar allows. */
-const TOKEN = /^[!#$%&'*+.^_\x60|~0-9A-Za-z-]+\/[!#$%&'*+.^_\x60|~0-9A-Za-z-]+$/;
-
-/** An attachment's headers: its type when well formed, as a download, sandboxed, never cached. */
-function attachmentHeaders(reply: FastifyReply, a: { filename: string; contentType: string }): FastifyReply {
-  const type = TOKEN.test(a.contentType) ? a.contentType.toLowerCase() : 'application/octet-stream';
-  return reply
-    .header('content-type', type)
-    .header('content-disposition', attachmentDisposition(a.filename))
-    .header('content-security-policy', "default-src 'none'; sandbox")
-    .header('cache-control', 'private, no-store');
-}
-
-/**
- * Sends an attachment's decoded bytes, held whole. A large one is counted as a large
- * answer (large-answers.ts), so its client's cap bounds what it holds.
- */
-export function sendAttachment(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, a: DecodedAttachment): FastifyReply {
-  if (a.content.length > STREAM_RAW_BYTES) answers.admit(request, reply, a.content.length);
-  return attachmentHeaders(reply, a).send(a.content);
-}
-
-/**
- * Sends an attachment from the store (also the mail.tm API's download): whole when small,
- * else read a part at a time as the client takes it, a large answer (mail-answers.ts).
- */
-export async function sendStoredAttachment(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, a: AttachmentStream): Promise<FastifyReply> {
-  const body = a.bytes > STREAM_RAW_BYTES ? streamedBytes(request, reply, answers, a.bytes, a.pieces()) : await wholeOf(a.pieces());
-  return attachmentHeaders(reply, a).send(body);
-}
-
 export const mailRoutes: FastifyPluginAsync<{ deps: HttpDeps; answers: LargeAnswers }> = async (fastify, { deps, answers }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { mail } = deps;

@@ -18,7 +18,7 @@ import { errorResponse } from '../errors.js';
 import { openEventStream, RECONNECT_MS } from '../event-stream.js';
 import { boundedStrings, strictIntegers } from '../query.js';
 import type { StreamAdmission } from '../stream-admission.js';
-import { toItem } from './mails.js';
+import { toItem } from '../presenters.js';
 
 /** Mails replayed or answered at most (the newest ones). */
 const NEWER_MAX = 100;

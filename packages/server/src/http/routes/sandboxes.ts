@@ -14,23 +14,12 @@ import type { HttpDeps } from '../deps.js';
 import { authenticate, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { basicCredentials } from '../basic-auth.js';
 import { errorResponse } from '../errors.js';
+import { sandboxInfo } from '../presenters.js';
 
 const bearer = [{ bearer: [] }];
 const tags = ['sandboxes'];
 const rateLimited = errorResponse('Rate limit exceeded, or too many failed logins; see Retry-After.');
 const unauthorizedResponse = errorResponse('JWT missing, malformed, expired, or its address was deleted.');
-
-/** A sandbox's answer shape (GET /api/sandbox, the admin's list). */
-export const sandboxInfo = (s: Sandbox) => ({
-  id: s.id,
-  name: s.name,
-  address: s.address,
-  max_mails: s.maxMails,
-  max_bytes: s.maxBytes,
-  retention_ms: s.retentionMs,
-  chaos: s.chaos,
-  created_at: new Date(s.createdAt).toISOString(),
-});
 
 export const sandboxRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: SandboxService }> = async (fastify, { deps, sandboxes }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

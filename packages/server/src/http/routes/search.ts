@@ -6,7 +6,7 @@ import type { HttpDeps } from '../deps.js';
 import { authenticate } from '../auth.js';
 import { errorResponse } from '../errors.js';
 import { strictIntegers } from '../query.js';
-import { toItem } from './mails.js';
+import { toItem } from '../presenters.js';
 
 export const searchRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fastify, { deps }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { mounts, routes, within, type MailMetadata } from '@temp-inbox/api';
 import { AppError, badRequest, notFound } from '../../../domain/errors.js';
-import { messageJson, type MailhogJob } from '../../../mailhog/message-view.js';
+import { messageJson } from '../../../mailhog/message-view.js';
 import { PAGE_TAIL, pageHead } from '../../../mailhog/shapes.js';
 import type { MailService } from '../../../mail/service.js';
 import type { Sandbox, SandboxService } from '../../../sandboxes/types.js';
@@ -22,6 +22,7 @@ import type { HttpDeps } from '../../deps.js';
 import { pageOf } from '../../query.js';
 import type { LargeAnswers } from '../../large-answers.js';
 import { rawBody, STREAM_RAW_BYTES } from '../../mail-answers.js';
+import { jobOf } from '../../presenters.js';
 
 export const MAILHOG_REALM = 'mailhog';
 /** MailHog's default page. */
@@ -52,17 +53,6 @@ export function mailhogSearch(kind: unknown, query: unknown): ParsedSearch {
     default:
       throw badRequest('kind must be from, to or containing.');
   }
-}
-
-function jobOf(m: MailSummary): MailhogJob {
-  const metadata = JSON.parse(m.metadata) as MailMetadata;
-  return {
-    uuid: m.uuid,
-    createdAt: m.createdAt,
-    from: m.envelope?.from ?? m.source,
-    to: m.envelope?.to ?? [metadata.delivered_to ?? m.address],
-    helo: '',
-  };
 }
 
 /** A page's JSON, written one message at a time (a message gone meanwhile is left out of it); v1's is a bare array. */

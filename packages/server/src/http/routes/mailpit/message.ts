@@ -11,11 +11,11 @@ import { checksumsOf, type Checksums } from '../../../mailpit/checksums.js';
 import { viewAnswer, type ViewKind } from '../../../mailpit/message-view.js';
 import type { ParsedMailView } from '../../../mail/service.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
-import { sendAttachment } from '../mails.js';
 import { rawBody } from '../../mail-answers.js';
+import { mailpitMail, sendAttachment } from '../../presenters.js';
 import { clientKey } from '../../rate-limit.js';
 import type { MailpitRouteOptions } from './options.js';
-import { mailpitMail, resolveId, routeOptions, sandboxOf, sendJson } from './respond.js';
+import { resolveId, routeOptions, sandboxOf, sendJson } from './respond.js';
 
 type IdParams = { Params: { id: string } };
 

@@ -11,7 +11,8 @@ import { mailpitSearch, unreadOf } from '../../../mailpit/search.js';
 import type { ParsedSearch } from '../../../storage/search-query.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
 import type { MailpitRouteOptions } from './options.js';
-import { routeOptions, sandboxOf, sendJson, sendOk, withTags } from './respond.js';
+import { routeOptions, sandboxOf, sendJson, sendOk } from './respond.js';
+import { withTags } from '../../presenters.js';
 import { pageOf } from '../../query.js';
 
 /** Mailpit's default page. */

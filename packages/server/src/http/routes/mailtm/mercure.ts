@@ -13,7 +13,7 @@ import { openEventStream, RECONNECT_MS } from '../../event-stream.js';
 import type { InboxEvent } from '../../../mail/events/events.js';
 import { accountIri, messageItem, messageIri, resource, timestamp } from '../../../mailtm/shapes.js';
 import type { MailtmRouteOptions } from './options.js';
-import { stored } from './messages.js';
+import { stored } from '../../presenters.js';
 import { accountOf, bearerOf } from './respond.js';
 
 /** Topics one subscription may name. */

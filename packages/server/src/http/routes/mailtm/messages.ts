@@ -4,29 +4,20 @@
 // download or attachment RATE_LIMIT_MAILTM_DOWNLOAD). A message's id is the mail's uuid, so the same
 // mail has the same id here and in GET /api/mail/{uuid}; `seen` is the flag the web UI shows.
 import type { FastifyPluginAsync } from 'fastify';
-import { mounts, routes, within, type MailMetadata } from '@temp-inbox/api';
+import { mounts, routes, within } from '@temp-inbox/api';
 import { AppError } from '../../../domain/errors.js';
 import { notFound } from '../../../domain/errors.js';
 import { messageBody } from '../../../mailtm/message-view.js';
-import { attachmentIndex, collection, messageItem, messageIri, resource, source, sourceIri, PAGE_SIZE, type StoredMail } from '../../../mailtm/shapes.js';
-import type { MailSummary } from '../../../storage/store.js';
+import { attachmentIndex, collection, messageItem, messageIri, resource, source, sourceIri, PAGE_SIZE } from '../../../mailtm/shapes.js';
 import { rawBody, streamed, streamedRawJson, wholeRaw } from '../../mail-answers.js';
 import { clientKey } from '../../rate-limit.js';
-import { rawToString, sendStoredAttachment } from '../mails.js';
+import { rawToString, sendStoredAttachment, stored } from '../../presenters.js';
 import type { MailtmRouteOptions } from './options.js';
 import { authenticate, formatOf, pageOf, sendJson } from './respond.js';
 
 const hidden = { schema: { hide: true } } as const;
 
 type IdParams = { Params: { id: string } };
-
-export const stored = (m: MailSummary): StoredMail => ({
-  uuid: m.uuid,
-  messageId: m.messageId,
-  createdAt: m.createdAt,
-  seen: m.seen,
-  metadata: JSON.parse(m.metadata) as MailMetadata,
-});
 
 export const messageRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fastify, { deps, mailtm, answers }) => {
   const { mail } = deps;
