@@ -3,11 +3,13 @@
 // npm's cache, without the network when the cache has everything — and use them there as
 // a user would. The client's tarball is installed alone (no other tarball, no package of
 // ours from a registry): ESM import, CJS require, `tsc --noEmit` on consumer files (ESM,
-// CJS, a playwright.config.ts). The server's with the api's: `npx temp-inbox --help`,
-// `npx temp-inbox-server --help`, and startTempInbox() with an SDK round trip (a mail sent
-// over SMTP, its code read back). Every package either install brings in accepts the
-// declared Node range. `npm pack --ignore-scripts`: the tarballs hold the build that
-// `npm test`'s setup made; nothing here rebuilds the dist/ that other tests read.
+// CJS, a playwright.config.ts). The server's alone too: it carries @temp-inbox/api inside
+// (bundleDependencies) and its command starts the service. Then all of them together:
+// `npx temp-inbox --help`, `npx temp-inbox-server --help`, and startTempInbox() with an
+// SDK round trip (a mail sent over SMTP, its code read back). Every package the installs
+// bring in accepts the declared Node range. The tarballs hold the build that `npm test`'s
+// setup made; nothing here rebuilds the dist/ that other tests read (`--ignore-scripts`,
+// except for the server, whose prepack only links the api beside it to be bundled).
 //
 // better-sqlite3's install script (download a prebuilt binary, else compile for minutes)
 // is not run: the workspace's own build of the same version is copied in instead. When
@@ -53,6 +55,8 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
   let consumer: string;
   /** The client's tarball alone, with what a user adds beside it. */
   let alone: string;
+  /** The server's tarball alone. */
+  let serverAlone: string;
   let packed: Packed[] = [];
   /** Why the install could not be done (the suite is then skipped, loudly), or undefined. */
   let unavailable: string | undefined;
@@ -65,9 +69,14 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     mkdirSync(consumer);
     alone = join(work, 'client-alone');
     mkdirSync(alone);
-    const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', join(work, 'tarballs'), ...PACKAGES.flatMap((p) => ['-w', p])], ROOT);
-    assert.equal(pack.code, 0, pack.out);
-    packed = JSON.parse(pack.out.slice(pack.out.indexOf('[\n'))) as Packed[];
+    serverAlone = join(work, 'server-alone');
+    mkdirSync(serverAlone);
+    const npmPack = async (flags: string[], packages: string[]) => {
+      const pack = await run('npm', ['pack', ...flags, '--json', '--pack-destination', join(work, 'tarballs'), ...packages.flatMap((p) => ['-w', p])], ROOT);
+      assert.equal(pack.code, 0, pack.out);
+      return JSON.parse(pack.out.slice(pack.out.indexOf('[\n'))) as Packed[];
+    };
+    packed = [...(await npmPack(['--ignore-scripts'], PACKAGES.filter((p) => p !== '@temp-inbox/server'))), ...(await npmPack([], ['@temp-inbox/server']))];
 
     writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }, null, 2));
     const tarballs = packed.map((p) => join(work, 'tarballs', p.filename));
@@ -84,7 +93,14 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     writeFileSync(join(alone, 'package.json'), JSON.stringify({ name: 'client-alone', version: '1.0.0', private: true }, null, 2));
     const clientTarball = tarballs.find((t) => t.includes('temp-inbox-client-'))!;
     let installed = await install(alone, [clientTarball, ...['typescript', '@types/node', '@playwright/test'].map((p) => `${p}@${version(p)}`)]);
+    writeFileSync(join(serverAlone, 'package.json'), JSON.stringify({ name: 'server-alone', version: '1.0.0', private: true }, null, 2));
     if (installed.code === 0) installed = await install(consumer, [...tarballs, ...extra]);
+    // Beside it only better-sqlite3 at the workspace's version (as for the consumer), so that npm's cache has it.
+    // The consumer's install filled the cache: a failure here is the tarball's (e.g. a package of ours it cannot find).
+    if (installed.code === 0) {
+      const server = await install(serverAlone, [tarballs.find((t) => t.includes('temp-inbox-server-'))!, `better-sqlite3@${version('better-sqlite3')}`]);
+      assert.equal(server.code, 0, `the server's tarball does not install alone: ${server.out}`);
+    }
     if (installed.code !== 0) {
       unavailable = `the dependencies could not be installed from npm's cache or registry: ${installed.out.trim().split('\n').slice(-3).join(' / ')}`;
       if (process.env['REQUIRE_SERVICES'] === '1') throw new Error(`packaging.test: ${unavailable}`);
@@ -93,14 +109,16 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     }
     // better-sqlite3's native part: the workspace's build of the same version, else its install script.
     const built = join(ROOT, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-    const target = join(consumer, 'node_modules/better-sqlite3');
-    const installedVersion = (JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { version: string }).version;
-    if (installedVersion === version('better-sqlite3') && existsSync(built)) {
-      mkdirSync(join(target, 'build/Release'), { recursive: true });
-      copyFileSync(built, join(target, 'build/Release/better_sqlite3.node'));
-    } else {
-      const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], consumer, 900_000);
-      assert.equal(rebuilt.code, 0, rebuilt.out);
+    for (const dir of [consumer, serverAlone]) {
+      const target = join(dir, 'node_modules/better-sqlite3');
+      const installedVersion = (JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { version: string }).version;
+      if (installedVersion === version('better-sqlite3') && existsSync(built)) {
+        mkdirSync(join(target, 'build/Release'), { recursive: true });
+        copyFileSync(built, join(target, 'build/Release/better_sqlite3.node'));
+      } else {
+        const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], dir, 900_000);
+        assert.equal(rebuilt.code, 0, rebuilt.out);
+      }
     }
   });
   after(() => {
@@ -122,6 +140,10 @@ describe('packaging: npm pack, install the tarballs elsewhere, use them', { time
     for (const f of ['dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/playwright.js', 'dist/cjs/playwright.js', 'dist/cli.js', 'bin/temp-inbox.js']) assert.ok(client.includes(f), `the client tarball lacks ${f}`);
     const server = packed.find((p) => p.name === '@temp-inbox/server')!.files.map((f) => f.path);
     for (const f of ['dist/main.js', 'dist/start-temp-inbox.js', 'dist/mail/parse/parse-worker.js', 'dist/storage/sqlite/migrations/0001_init.sql', 'dist/storage/postgres/migrations/0001_init.sql']) assert.ok(server.includes(f), `the server tarball lacks ${f}`);
+    // The api inside it, as built (bundleDependencies), and nothing else of node_modules.
+    for (const f of ['node_modules/@temp-inbox/api/package.json', 'node_modules/@temp-inbox/api/dist/index.js']) assert.ok(server.includes(f), `the server tarball lacks ${f}`);
+    assert.deepEqual(server.filter((f) => f.startsWith('node_modules/') && !f.startsWith('node_modules/@temp-inbox/api/')), []);
+    assert.ok(!existsSync(join(ROOT, 'packages/server/node_modules/@temp-inbox')), 'the pack left its link to the api beside the server');
   });
 
   it('ESM import and CJS require of the client (and its playwright entry); the client, installed alone, loads nothing but itself', async (t) => {
@@ -240,7 +262,7 @@ export default defineConfig({ use: { tempInboxUrl: 'http://localhost:8080', temp
 
   it('every package the installs brought in accepts the declared Node range', (t) => {
     if (unavailable) return t.skip(unavailable);
-    for (const dir of [alone, consumer]) {
+    for (const dir of [alone, serverAlone, consumer]) {
       const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
       const bad = Object.entries(lock.packages)
         .filter(([path, e]) => path && !Array.isArray(e.engines) && e.engines?.node && !semver.subset(DECLARED, e.engines.node))
@@ -261,12 +283,12 @@ export default defineConfig({ use: { tempInboxUrl: 'http://localhost:8080', temp
     assert.match(server.out, /Usage: temp-inbox-server/);
   });
 
-  it('the temp-inbox-server command starts the service and stops on SIGTERM', async (t) => {
-    if (unavailable) return t.skip(unavailable);
-    const dataDir = join(work, 'server-data');
+  /** Runs `temp-inbox-server` installed in dir until it answers /health_check, then stops it with SIGTERM. */
+  async function serveAndStop(dir: string): Promise<void> {
+    const dataDir = mkdtempSync(join(work, 'server-data-'));
     const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
-    const child = spawn(join(consumer, 'node_modules/.bin/temp-inbox-server'), [], {
-      cwd: consumer,
+    const child = spawn(join(dir, 'node_modules/.bin/temp-inbox-server'), [], {
+      cwd: dir,
       env: { ...env, HTTP_HOST: '127.0.0.1', HTTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -289,6 +311,24 @@ export default defineConfig({ use: { tempInboxUrl: 'http://localhost:8080', temp
       child.kill('SIGTERM');
       assert.equal(await closed, 0, 'a graceful stop exits 0');
     }
+  }
+
+  it('the temp-inbox-server command starts the service and stops on SIGTERM', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    await serveAndStop(consumer);
+  });
+
+  it('the server tarball installed alone: the api comes inside it, no package of ours from elsewhere; its command serves', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    assert.deepEqual(readdirSync(join(serverAlone, 'node_modules/@temp-inbox')), ['server'], 'only the server at the top');
+    const api = join(serverAlone, 'node_modules/@temp-inbox/server/node_modules/@temp-inbox/api');
+    assert.ok(existsSync(join(api, 'dist/index.js')), 'the bundled api');
+    const lock = JSON.parse(readFileSync(join(serverAlone, 'package-lock.json'), 'utf8')) as { packages: Record<string, { inBundle?: boolean; resolved?: string }> };
+    assert.equal(lock.packages['node_modules/@temp-inbox/server/node_modules/@temp-inbox/api']?.inBundle, true, 'the api is installed from the bundle, not a registry');
+    const help = await run(join(serverAlone, 'node_modules/.bin/temp-inbox-server'), ['--help'], serverAlone);
+    assert.equal(help.code, 0, help.out);
+    assert.match(help.out, /Usage: temp-inbox-server/);
+    await serveAndStop(serverAlone);
   });
 
   it('startTempInbox() and an SDK round trip, from the installed packages', async (t) => {
