@@ -21,9 +21,24 @@ export interface AdminStatsData {
   storage: StorageUsage;
 }
 
-export type AdminService = ReturnType<typeof createAdminService>;
+/** The operators' admin (ADMIN_TOKEN): addresses, their mail, blocks and the node's numbers. */
+export interface AdminService {
+  /** Addresses containing `query` (case-insensitive), newest first. */
+  listAddresses(query: string, limit: number, offset: number): Promise<{ results: AddressOverview[]; count: number }>;
+  /** An address and its token, under the name policy every address is made under (docs/decisions.md "Admin"). */
+  createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }>;
+  /** Deletes the address with its mail (its token stops working, open streams end); the record it had. */
+  deleteAddress(id: number): Promise<AddressRecord>;
+  listMails(id: number, limit: number, offset: number): Promise<{ address: AddressRecord; page: { results: MailSummary[]; count: number } }>;
+  getMail(id: number, uuid: string): Promise<MailRecord>;
+  listBlocks(): Promise<BlockRecord[]>;
+  /** Adds a block; it applies on this node before this resolves, on the others within a second (blocks/block-list.ts). */
+  addBlock(req: { kind: BlockKind; value: string; note?: string | undefined }): Promise<BlockRecord>;
+  removeBlock(id: number): Promise<void>;
+  stats(): Promise<AdminStatsData>;
+}
 
-export function createAdminService(opts: { store: Store; mail: MailService; blocks: BlockList; now?: () => number }) {
+export function createAdminService(opts: { store: Store; mail: MailService; blocks: BlockList; now?: () => number }): AdminService {
   const { store, mail, blocks } = opts;
   const now = opts.now ?? Date.now;
 

@@ -11,13 +11,13 @@ import type { AddressRecord, MailBody, MailEnvelope, MailReader, MailRecord, Mai
 import { PartsGoneError } from '../storage/parts.js';
 import type { ParsedSearch } from '../storage/search-query.js';
 import type { VersionedStore } from '../storage/caching-store.js';
-import type { BlockList } from '../blocks/block-list.js';
+import type { BlockList, BlockMatch } from '../blocks/block-list.js';
 import type { EventBus } from './events/events.js';
 import type { MailAuthenticator } from './auth/auth.js';
 import type { MessageParser } from './parse/parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
-import { createParsedViews, type ParsedViewLimits } from './parse/parsed-views.js';
+import { createParsedViews, type ParsedMailView, type ParsedViewLimits } from './parse/parsed-views.js';
 
 /** An address mail can be delivered to, as resolveRecipient found it. */
 export interface Recipient extends AddressRecord {
@@ -109,7 +109,40 @@ export interface MailServiceOptions {
   now?: () => number;
 }
 
-export type MailService = ReturnType<typeof createMailService>;
+/** The mail service as SMTP, HTTP and the features call it: addresses, delivery, reading and the sweep. */
+export interface MailService {
+  createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }>;
+  authenticate(jwt: string): Promise<AuthenticatedAddress>;
+  resolveRecipient(address: string): Promise<Recipient | undefined>;
+  deliver(env: Envelope): Promise<DeliveredMail[]>;
+  getMail(addressId: number, uuid: string): Promise<MailRecord>;
+  /** The mail with its raw message left in the store, to be read a part at a time (a large answer never holds it whole). */
+  openMail(addressId: number, uuid: string): Promise<MailReader>;
+  /** The parsed view of a mail; `client`: who asks (an IPv4 address, an IPv6 /64), for the per-client limits. */
+  readParsed(addressId: number, uuid: string, client: string): Promise<ParsedMailView>;
+  /** Views the parser was given so far (a counter that only grows). */
+  viewParses(): number;
+  /** Parsed views waiting or parsing now. */
+  viewsOpen(): number;
+  tokenFor(a: AddressRecord): Promise<string>;
+  /** The operator's block that refuses mail from this client address and envelope sender ('' = null sender), if any: SMTP answers 550 5.7.1. */
+  blockedSender(ip: string, sender: string): Promise<BlockMatch | undefined>;
+  deleteAddress(addressId: number): Promise<boolean>;
+  listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
+  /** The address's live mail that matches every term of `query` (docs/api.md "GET /api/mails/search"; a string is parsed, bad syntax is a 400). */
+  searchMails(addressId: number, query: string | ParsedSearch, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
+  deleteMail(addressId: number, uuid: string): Promise<void>;
+  /** Marks a live mail of the address read or unread (docs/decisions.md "Seen"); another address's mail is not found. */
+  setSeen(addressId: number, uuid: string, seen: boolean): Promise<MailSummary>;
+  clearInbox(addressId: number): Promise<number>;
+  /** Whether the address is under its quota (a message that crosses it is still taken: RCPT cannot know its size). */
+  hasRoom(recipient: Recipient): Promise<boolean>;
+  /** One attachment as its metadata lists it, from the bytes kept at delivery (never a parse of the message). */
+  openAttachment(addressId: number, uuid: string, attachmentId: string): Promise<AttachmentStream>;
+  getAttachment(addressId: number, uuid: string, attachmentId: string): Promise<DecodedAttachment>;
+  /** Retention sweep (docs/decisions.md "Retention"). */
+  sweep(): Promise<PurgeResult>;
+}
 
 const MAX_RANDOM_ATTEMPTS = 8;
 /** RFC 5321 §4.5.3.1.3: a path is at most 256 octets; longer is cut, not refused. */
@@ -133,7 +166,7 @@ function timeOrderedUuid(): string {
   return uuidv7({ random });
 }
 
-export function createMailService(opts: MailServiceOptions) {
+export function createMailService(opts: MailServiceOptions): MailService {
   const { store, tokens, names, parser } = opts;
   const now = opts.now ?? Date.now;
   const bus = opts.bus;

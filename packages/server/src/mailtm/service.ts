@@ -9,7 +9,7 @@ import type { MailService } from '../mail/service.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { AddressRecord } from '../storage/store.js';
 import { networksOf } from '../limits/attempt-limiter.js';
-import { createMailtmIds } from './ids.js';
+import { createMailtmIds, type MailtmIds } from './ids.js';
 import type { LoginGuard } from './login-guard.js';
 import { hashPassword, MAX_PASSWORD_CHARS, verifyPassword } from '../domain/passwords.js';
 import type { AccountFields, Violation } from './shapes.js';
@@ -50,9 +50,27 @@ export interface MailtmServiceOptions {
   now?: () => number;
 }
 
-export type MailtmService = ReturnType<typeof createMailtmService>;
+/** The mail.tm API's accounts over our addresses: domains, registration, logins and account views. */
+export interface MailtmService {
+  ids: MailtmIds;
+  domains(): { id: string; domain: string; createdAt: number }[];
+  domain(id: string): { id: string; domain: string; createdAt: number } | undefined;
+  accountId(a: AddressRecord): string;
+  account(a: AddressRecord): Promise<AccountFields>;
+  /**
+   * POST /accounts: creates the address (the rules of POST /api/new_address) and keeps the
+   * password's hash with it. Hashed first, so that no address is left without its password
+   * when hashing is refused; an address whose password could not be stored is deleted again.
+   */
+  register(body: { address?: unknown; password?: unknown }, ip?: string): Promise<{ address: AddressRecord; account: AccountFields }>;
+  /**
+   * POST /token: the account's JWT for its address and password; 401 "Invalid credentials." for anything else.
+   * `ip`: the client's; its failed guesses count against the address and its networks (login-guard.ts).
+   */
+  login(body: { address?: unknown; password?: unknown }, ip?: string): Promise<{ id: string; token: string }>;
+}
 
-export function createMailtmService(opts: MailtmServiceOptions) {
+export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
   const { store, mail } = opts;
   const now = opts.now ?? Date.now;
   const ids = createMailtmIds(opts.secret);

@@ -9,11 +9,19 @@ import type { AddressRecord, Store } from '../storage/store.js';
 export const SESSION_MAX_ADDRESSES = 3;
 export const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
 
-export type SessionService = ReturnType<typeof createSessionService>;
+/** Browser sessions: the addresses a session_id cookie holds, and which one is active. */
+export interface SessionService {
+  /** Adds a new address to the caller's session (or to a new one); returns the session id to set. */
+  attach(id: string | undefined, address: AddressRecord): Promise<string>;
+  list(id: string | undefined): Promise<{ addresses: { address: string; createdAt: number }[]; activeAddress: string }>;
+  /** Makes an address of the session active under a fresh session id. */
+  switchTo(id: string | undefined, address: string): Promise<{ sessionId: string; address: AddressRecord }>;
+  logout(id: string | undefined): Promise<void>;
+}
 
 const newId = () => randomBytes(24).toString('base64url');
 
-export function createSessionService(store: Store, now: () => number = Date.now) {
+export function createSessionService(store: Store, now: () => number = Date.now): SessionService {
   /** A live session: each renewal (new address, switch) gives it the cookie's full lifetime again. */
   async function liveSession(id: string | undefined) {
     const session = id ? await store.getSession(id) : undefined;

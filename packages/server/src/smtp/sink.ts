@@ -33,9 +33,20 @@ export const accountOf = (session: SMTPServerSession): SmtpAccount | undefined =
   return user && typeof user === 'object' && 'chaos' in user ? (user as SmtpAccount) : undefined;
 };
 
-export type Sink = ReturnType<typeof createSink>;
+/** The receiver's hooks for authenticated (sink mode) sessions and AUTH itself. */
+export interface Sink {
+  /** AUTH is offered only while some login exists (EHLO is unchanged otherwise). */
+  connected(session: SMTPServerSession): void;
+  onAuth(credentials: SMTPServerAuthentication, session: SMTPServerSession, callback: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void): void;
+  /** MAIL FROM of an authenticated session, once the receiver's checks passed: the account's current faults. */
+  mailFrom(account: SmtpAccount, session: SMTPServerSession, callback: Callback): void;
+  /** RCPT TO of an authenticated session: any address, counted against the client's recipient limit. */
+  rcptTo(account: SmtpAccount, _address: SMTPServerAddress, session: SMTPServerSession, callback: Callback): void;
+  /** The end of DATA of an authenticated session: the message captured for the account (resolves to the 250's text). */
+  capture(account: SmtpAccount, session: SMTPServerSession, message: MessageBuffer, sender: string): Promise<string>;
+}
 
-export function createSink(deps: SinkDeps) {
+export function createSink(deps: SinkDeps): Sink {
   const { auth, log, metrics } = deps;
   const off = deps.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'];
 

@@ -17,7 +17,20 @@ export interface WebhookServiceOptions {
   now: () => number;
 }
 
-export type WebhookService = ReturnType<typeof createWebhookService>;
+/** An address's webhook (PUT, GET, DELETE /api/webhook) and its recent attempts. */
+export interface WebhookService {
+  /**
+   * Sets the address's webhook to `rawUrl` once the guard has checked where it points,
+   * with a new secret (docs/decisions.md "Webhooks": every PUT rotates it); the answer
+   * is the only place the secret is ever shown.
+   */
+  set(addressId: number, rawUrl: string): Promise<WebhookRecord>;
+  get(addressId: number): Promise<WebhookRecord>;
+  /** Removes the webhook; its queued deliveries are dropped and its attempts forgotten. */
+  remove(addressId: number): Promise<void>;
+  /** The webhook's most recent attempts, newest first (none without a webhook). */
+  deliveries(addressId: number, limit: number): Promise<WebhookAttempt[]>;
+}
 
 const NONE = 'This address has no webhook; set one with PUT /api/webhook.';
 
@@ -27,7 +40,7 @@ const addressGone = (err: unknown) => {
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 };
 
-export function createWebhookService(opts: WebhookServiceOptions) {
+export function createWebhookService(opts: WebhookServiceOptions): WebhookService {
   const { store, now } = opts;
   return {
     /**
