@@ -2,12 +2,13 @@
 // .eml download), and an attachment's bytes: whole when small (the response cache keeps such answers), else read
 // from the store a part at a time as the client takes it, and counted as a large answer
 // (large-answers.ts), so that a client that does not read holds a part, not the message.
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../domain/errors.js';
 import { PartsGoneError } from '../storage/parts.js';
 import type { MailReader } from '../storage/store.js';
 import type { LargeAnswers } from './large-answers.js';
+import { pullStream } from './pull-stream.js';
 import { piecesAreUtf8, withRawStreamed } from './raw-json.js';
 import { DEFAULT_RESPONSE_CACHE_LIMITS } from './response-cache.js';
 
@@ -41,11 +42,15 @@ export async function wholeOf(pieces: AsyncIterable<Buffer> | Iterable<Buffer>):
 /** A small mail's message whole (its pieces are in the row already read: no further query). */
 export const wholeRaw = (mail: MailReader): Promise<Buffer> => wholeOf(mail.pieces());
 
-/** Stored bytes as a stream that reads a part at a time, for an answer of `bytes` counted as a large answer (its length set). */
+/**
+ * Stored bytes as a stream that reads a part at a time, for an answer of `bytes` counted as
+ * a large answer (its length set). The next part is read only once the response has taken
+ * the last (pull-stream.ts): a reader that stops holds the part in flight.
+ */
 export function streamedBytes(request: FastifyRequest, reply: FastifyReply, answers: LargeAnswers, bytes: number, pieces: AsyncIterable<Buffer> | Iterable<Buffer>): Readable {
   answers.admit(request, reply, bytes);
   reply.header('content-length', String(bytes));
-  return Readable.from(pieces, { objectMode: false });
+  return pullStream(pieces);
 }
 
 /**

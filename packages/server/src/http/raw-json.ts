@@ -1,9 +1,10 @@
 // A large mail's JSON (GET /api/mail/{uuid}) written as a stream: the mail's fields as
-// the route's schema serialises them, then its raw message, read and escaped 64 KiB at a
+// the route's schema serialises them, then its raw message, read and escaped 16 KiB at a
 // time. Built in one piece, a 10 MB message was a string, its escaped JSON and that JSON's
 // bytes at once: the server's memory rose by 4.6-5.4x the message's size for each reader
 // (docs/benchmarks-journal.md "Memory of one large message"). Streamed from the store's parts,
-// by one part and one chunk, however slowly the client reads (docs/security.md "Large answers").
+// by the part being escaped and one escaped chunk, however slowly the client reads
+// (docs/security.md "Large answers").
 //
 // The text is the same as rawToString's: UTF-8 when the whole message is valid UTF-8
 // (checked on the bytes, a part at a time, before the first is written), else one
@@ -12,10 +13,15 @@
 // two halves of a surrogate pair (each half is then escaped as \uXXXX, which JSON reads
 // back as the same pair).
 import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { pullStream } from './pull-stream.js';
 
-/** Bytes of the message decoded and escaped at a time. */
-export const RAW_CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes of the message decoded and escaped at a time. A reader that stops holds one
+ * escaped chunk on the server besides the part: up to six times this (bytes below 0x20
+ * become \u00XX), so it is kept small; 64 KiB held up to 384 KiB more a reader.
+ */
+export const RAW_CHUNK_BYTES = 16 * 1024;
 
 /** A raw message read a piece at a time (storage's MailReader), and whether all of it is valid UTF-8. */
 export interface RawPieces {
@@ -42,19 +48,46 @@ export async function piecesAreUtf8(pieces: AsyncIterable<Buffer>): Promise<bool
   }
 }
 
-/** The JSON text of the raw message's characters, without its quotes, a chunk at a time. */
-async function* escapedChunks(raw: RawPieces): AsyncGenerator<Buffer> {
+const escaped = (text: string): Buffer => Buffer.from(JSON.stringify(text).slice(1, -1));
+
+/**
+ * The JSON text of the raw message's characters, without its quotes, a chunk at a time.
+ * An iterator of fields, not a generator: a suspended generator keeps whatever its
+ * registers last held, and one over pieces and chunks kept the previous part as well as
+ * the one being escaped; here the piece is let go once its last chunk is escaped.
+ */
+function escapedChunks(raw: RawPieces): AsyncIterableIterator<Buffer> {
   const decoder = raw.utf8 ? new TextDecoder('utf-8') : undefined;
-  for await (const piece of raw.pieces) {
-    for (let at = 0; at < piece.length; at += RAW_CHUNK_BYTES) {
+  const pieces = Symbol.asyncIterator in raw.pieces ? raw.pieces[Symbol.asyncIterator]() : raw.pieces[Symbol.iterator]();
+  let piece: Buffer | undefined;
+  let at = 0;
+  let ended = false;
+  const chunks: AsyncIterableIterator<Buffer> = {
+    async next() {
+      while (!ended && (!piece || at >= piece.length)) {
+        piece = undefined;
+        const r = await pieces.next();
+        if (r.done) ended = true;
+        else [piece, at] = [r.value, 0];
+      }
+      if (!piece) {
+        // Valid UTF-8 leaves nothing behind; flushed all the same.
+        const rest = decoder?.decode() ?? '';
+        return rest === '' ? { done: true, value: undefined } : { done: false, value: escaped(rest) };
+      }
       const end = Math.min(piece.length, at + RAW_CHUNK_BYTES);
       const text = decoder ? decoder.decode(piece.subarray(at, end), { stream: true }) : piece.toString('latin1', at, end);
-      yield Buffer.from(JSON.stringify(text).slice(1, -1));
-    }
-  }
-  // Valid UTF-8 leaves nothing behind; flushed all the same.
-  const rest = decoder?.decode() ?? '';
-  if (rest !== '') yield Buffer.from(JSON.stringify(rest).slice(1, -1));
+      at = end;
+      return { done: false, value: escaped(text) };
+    },
+    async return() {
+      piece = undefined;
+      await pieces.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => chunks,
+  };
+  return chunks;
 }
 
 /**
@@ -64,7 +97,8 @@ async function* escapedChunks(raw: RawPieces): AsyncGenerator<Buffer> {
  * the event loop: a reader that takes data as fast as it comes would otherwise have every
  * chunk escaped in one turn, and a 10 MB message that escapes to six times its size (bytes
  * below 0x20) held the server's thread for half a second. Read by a stream, a reader that
- * stops reading holds a piece and a chunk, not the message.
+ * stops reading holds a piece and a chunk, not the message: nothing is escaped ahead of
+ * what the response has taken (pull-stream.ts).
  */
 export function withRawStreamed(serialized: string, raw: Buffer | RawPieces, field = 'raw'): Readable {
   // Every other string of the object is escaped, so an unescaped `"<field>":""` is the field itself.
@@ -73,7 +107,7 @@ export function withRawStreamed(serialized: string, raw: Buffer | RawPieces, fie
   if (at < 0) throw new Error(`The serialised JSON has no empty ${field} field.`);
   const split = at + marker.length - 1;
   const source: RawPieces = Buffer.isBuffer(raw) ? { utf8: isUtf8(raw), pieces: [raw] } : raw;
-  return Readable.from(
+  return pullStream(
     (async function* () {
       yield Buffer.from(serialized.slice(0, split));
       for await (const chunk of escapedChunks(source)) {
@@ -82,6 +116,5 @@ export function withRawStreamed(serialized: string, raw: Buffer | RawPieces, fie
       }
       yield Buffer.from(serialized.slice(split));
     })(),
-    { objectMode: false },
   );
 }

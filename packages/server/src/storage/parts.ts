@@ -63,24 +63,35 @@ export class PartsGoneError extends Error {
 /**
  * The pieces of a message or an attachment `bytes` long, each read only when asked for:
  * `head` (what the row holds), then parts 1 to `parts - 1` by `readPart`. A reader that
- * is slow to take them holds one part, never the whole (docs/security.md "Large answers").
+ * is slow to take them holds the piece in flight, never the whole (docs/security.md
+ * "Large answers"): each reading lets go of a head piece once it has handed it on, so
+ * only the reader (the MailReader) keeps the head, not every answer read from it.
  * Throws PartsGoneError when a part is missing or the pieces do not add up to `bytes`.
  */
 export function partsReader(head: Buffer[], bytes: number, parts: number, readPart: (part: number) => Buffer | undefined | Promise<Buffer | undefined>): () => AsyncGenerator<Buffer> {
-  return async function* () {
-    let read = 0;
-    for (const piece of head) {
-      read += piece.length;
-      yield piece;
-    }
-    for (let part = 1; part < parts; part++) {
-      const data = await readPart(part);
-      if (!data || read + data.length > bytes) throw new PartsGoneError('The mail was deleted while it was read.');
-      read += data.length;
-      yield data;
-      // Asked for the next: this one is garbage (memory/young-garbage.ts).
-      countGarbage(data.length);
-    }
-    if (read !== bytes) throw new PartsGoneError('The mail was deleted while it was read.');
-  };
+  return () => readParts([...head], bytes, parts, readPart);
+}
+
+async function* readParts(head: (Buffer | undefined)[], bytes: number, parts: number, readPart: (part: number) => Buffer | undefined | Promise<Buffer | undefined>): AsyncGenerator<Buffer> {
+  let read = 0;
+  let part = 0;
+  // One loop and one variable for every piece: a suspended generator keeps whatever its
+  // registers last held, so a loop of its own over the head kept its last piece (a part)
+  // for as long as the answer lasted.
+  for (let at = 0; ; ) {
+    let piece: Buffer | undefined;
+    if (at < head.length) {
+      piece = head[at]!;
+      head[at++] = undefined;
+    } else if (++part < parts) {
+      piece = await readPart(part);
+      if (!piece || read + piece.length > bytes) throw new PartsGoneError('The mail was deleted while it was read.');
+    } else break;
+    read += piece.length;
+    yield piece;
+    // Asked for the next: this one is garbage (memory/young-garbage.ts).
+    if (part > 0) countGarbage(piece.length);
+    piece = undefined;
+  }
+  if (read !== bytes) throw new PartsGoneError('The mail was deleted while it was read.');
 }

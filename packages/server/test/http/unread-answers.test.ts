@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createAddress, request, sendMail, startTestServer, until, type TestServer } from '../helpers/harness.js';
+import { createAddress, request, sendMail, SmtpClient, startTestServer, until, type TestServer } from '../helpers/harness.js';
+import { RAW_CHUNK_BYTES } from '../../src/http/raw-json.js';
+import { PART_BYTES } from '../../src/storage/parts.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -15,6 +17,14 @@ const gc = runInNewContext('gc') as () => void;
 const MB = 1024 * 1024;
 const STALL_MS = 2000;
 const READERS = 40;
+/**
+ * Stalled readers measured at once, and what each may hold on the server: the part being
+ * sent (PART_BYTES), an escaped chunk (up to 6 × RAW_CHUNK_BYTES) and the connection's own
+ * objects (about 40 KiB). Before, each held 1.3-1.4 MB: the part in the socket, the next one
+ * read ahead into the stream's buffer, and the row's first part.
+ */
+const STALLED = 20;
+const HELD_BOUND_KIB = (PART_BYTES + 6 * RAW_CHUNK_BYTES) / 1024 + 64;
 
 /** A 10 MB message of plain ASCII lines, as large mail mostly is (base64 attachments). */
 function largeMessage(to: string): Buffer {
@@ -151,6 +161,78 @@ describe('answers that are never read', () => {
     const body = Buffer.from(await res.arrayBuffer());
     assert.equal(Number(res.headers.get('content-length')), body.length);
     assert.ok(body.toString('latin1').includes('Subject: large\r\n'));
+  });
+});
+
+/** A 10 MB delivery, whose 250 may take longer than the harness's 10 s wait for a reply on a loaded machine. */
+async function sendLarge(port: number, to: string, message: Buffer): Promise<void> {
+  const smtp = await SmtpClient.connect(port);
+  try {
+    await smtp.script([
+      ['EHLO client.test', 250],
+      ['MAIL FROM:<sender@example.com>', 250],
+      [`RCPT TO:<${to}>`, 250],
+      ['DATA', 354],
+    ]);
+    // Past the harness's wait the reply is still on its way: read on for it.
+    const final = await smtp.data(message).catch(() => smtp.reply(60_000));
+    assert.equal(final.code, 250, final.text);
+  } finally {
+    await smtp.quit();
+  }
+}
+
+/** KiB each stalled reader holds on the server (heap and buffers, after a collection), measured while every reader of `path` is stalled. */
+async function heldPerStalledReader(server: TestServer, ends: Map<number, Socket>, path: string, jwt: string, readers: number): Promise<number> {
+  const port = Number(new URL(server.httpUrl).port);
+  const base = heldMb();
+  const opened = await Promise.all(Array.from({ length: readers }, () => unreadReader(port, ends, path, jwt)));
+  for (const h of await Promise.all(opened.map((r) => r.head))) assert.match(h, /^HTTP\/1\.1 200 /);
+  // Stalled: every server end has bytes its reader does not take (the kernel's buffers are full),
+  // and what the server holds has stopped changing (no part or chunk still on its way).
+  const serverEnds = () => [...ends.values()].filter((e) => opened.some((r) => r.socket.localPort === e.remotePort));
+  let last = Number.NaN;
+  await until(
+    'every answer stalls and what the server holds settles',
+    () => {
+      if (serverEnds().length !== readers || !serverEnds().every((e) => e.writableLength > 0)) return false;
+      const now = heldMb();
+      const settled = Math.abs(now - last) < 0.25;
+      last = now;
+      return settled;
+    },
+    30_000,
+  );
+  const perReader = ((last - base) * 1024) / readers;
+  for (const r of opened) r.socket.destroy();
+  await Promise.all(opened.map((r) => r.serverClosed));
+  return perReader;
+}
+
+describe('what a stalled answer holds', () => {
+  let server: TestServer;
+  after(async () => server?.close());
+
+  it(`a reader that stops holds one ${PART_BYTES / 1024} KiB part of the message on the server, not the next part read ahead and the first`, { timeout: 300_000 }, async (t) => {
+    // The stall limit long enough not to end any reader while it is measured; the parse budget
+    // long enough for the attachment to be decoded on a loaded machine.
+    server = await startTestServer({ HTTP_SEND_STALL_TIMEOUT: '5m', HTTP_ANSWER_BYTES_PER_CLIENT: String(1024 * MB), PARSE_TIMEOUT: '60s' });
+    const { address, jwt } = await createAddress(server, { name: 'held' });
+    await sendLarge(server.smtpPort, address, largeMessage(address));
+    const uuid = (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.results[0].uuid as string;
+    await sendLarge(server.smtpPort, address, attachedMessage(address));
+    const attachedUuid = (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.results[0].uuid as string;
+    const ends = serverEnds(server);
+    for (const path of [`/mailtm/messages/${uuid}/download`, `/api/mail/${uuid}`, `/api/attachment/${attachedUuid}/0`]) {
+      // Warmed up by one whole read and one stalled round, so that what is measured is the readers, not first use.
+      const whole = await fetch(`${server.httpUrl}${path}`, { headers: { authorization: `Bearer ${jwt}` } });
+      assert.equal(whole.status, 200);
+      await whole.arrayBuffer();
+      await heldPerStalledReader(server, ends, path, jwt, 4);
+      const held = await heldPerStalledReader(server, ends, path, jwt, STALLED);
+      t.diagnostic(`${path.replace(/[0-9a-f-]{36}/, '{id}')}: ${held.toFixed(0)} KiB held by each of ${STALLED} stalled readers`);
+      assert.ok(held < HELD_BOUND_KIB, `${path}: each stalled reader holds ${held.toFixed(0)} KiB (bound ${HELD_BOUND_KIB} KiB)`);
+    }
   });
 });
 
