@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TempInbox } from '../../server/src/start-temp-inbox.js';
+import { METRICS_TOKEN, untilPushOpen } from '../../server/test/helpers/harness.js';
 import { startService } from './helpers/service.js';
 import { Inbox, Message, TempInboxClient, TempInboxError, WaitTimeoutError, withInbox } from '../src/index.js';
 import { startDropProxy } from './helpers/drop-proxy.js';
@@ -47,9 +48,12 @@ async function assertTimesOut(wait: () => Promise<unknown>, timeout: number): Pr
 describe('SDK', { timeout: 120_000 }, () => {
   let server: TempInbox;
   let client: TempInboxClient;
+  /** Until the service holds one wait open (none else runs in these cases): the mail sent next arrives while it waits. */
+  const held = () => untilPushOpen({ httpUrl: server.url }, { wait: 1 });
 
   before(async () => {
-    server = await startService();
+    // METRICS_TOKEN: a case knows a wait is held by the service (its push_open gauge) before it sends the mail.
+    server = await startService({ env: { METRICS_TOKEN } });
     client = new TempInboxClient({ baseUrl: server.url });
   });
   after(async () => server?.stop());
@@ -127,7 +131,7 @@ describe('SDK', { timeout: 120_000 }, () => {
     await using inbox = await client.createInbox();
     const bytes = Buffer.from([0, 1, 2, 250, 251, 252, 10, 13]);
     const waiting = inbox.waitForMail({ timeout: 10_000 });
-    await delay(100);
+    await held();
     await send(server, {
       from: 'Shop Team <shop@example.com>',
       to: `Alice Example <${inbox.address}>`,
@@ -215,7 +219,7 @@ describe('SDK', { timeout: 120_000 }, () => {
     await assertTimesOut(() => inbox.waitForNext({ timeout: 700 }), 700);
     assert.equal((await inbox.waitForNext({ subject: 'x', timeout: 10 }).then(() => new Error('resolved'), (e: Error) => e)).message, `No new mail with a subject containing "x" reached ${inbox.address} within 10 ms.`);
     const next = inbox.waitForNext({ timeout: 10_000 });
-    await delay(200);
+    await held();
     await send(server, { to: inbox.address, subject: 'three', text: 'third' });
     assert.equal((await next).subject, 'three');
     // waitForMail still starts from the beginning.
@@ -234,7 +238,7 @@ describe('SDK', { timeout: 120_000 }, () => {
       const all = await client.openInbox(created.token, { since: 0 });
       assert.equal((await all.waitForMail({ timeout: 5000 })).subject, 'before');
       const waiting = opened.waitForMail({ timeout: 10_000 });
-      await delay(200);
+      await held();
       await send(server, { to: created.address, subject: 'after', text: 'new mail' });
       assert.equal((await waiting).subject, 'after');
     } finally {
@@ -260,9 +264,8 @@ describe('SDK', { timeout: 120_000 }, () => {
     await assertTimesOut(() => inbox.waitForMail({ from: 'nobody', timeout: 400 }), 400);
     // A filtered wait ignores mail that does not match while it waits.
     const waiting = inbox.waitForMail({ subject: 'welcome', timeout: 10_000 });
-    await delay(150);
+    await held();
     await send(server, { to: inbox.address, subject: 'Another invoice', text: 'x' });
-    await delay(150);
     await send(server, { to: inbox.address, subject: 'Welcome aboard', text: 'y' });
     assert.equal((await waiting).subject, 'Welcome aboard');
   });
@@ -302,7 +305,7 @@ describe('SDK', { timeout: 120_000 }, () => {
       await Promise.all(timeouts.map((t, i) => assertTimesOut(() => inboxes[i]!.waitForMail({ timeout: t }), t)));
       // Mail that matches no filter arrives while waiting: still T exactly.
       const waiting = assertTimesOut(() => inboxes[0]!.waitForMail({ match: (m) => m.subject === 'never', timeout: 1500 }), 1500);
-      await delay(300);
+      await held();
       await send(server, { to: inboxes[0]!.address, subject: 'not it', text: 'x' });
       await waiting;
       const [message] = [await inboxes[0]!.waitForMail({ timeout: 1000 })];
@@ -315,11 +318,15 @@ describe('SDK', { timeout: 120_000 }, () => {
   });
 
   it('long waits are chained polls: a client limited to 1 s polls still times out at T', async () => {
-    const chained = new TempInboxClient({ baseUrl: server.url, longPollSeconds: 1 });
+    const observed = observedFetch();
+    const polls = () => observed.calls.filter((c) => c.url.includes('/api/mails/wait')).length;
+    const chained = new TempInboxClient({ baseUrl: server.url, longPollSeconds: 1, fetch: observed.fetch });
     await using inbox = await chained.createInbox();
     await assertTimesOut(() => inbox.waitForMail({ timeout: 3300 }), 3300);
+    const before = polls();
     const waiting = inbox.waitForMail({ timeout: 10_000 });
-    await delay(2500); // past two polls
+    // Past two polls: the wait's third poll has been asked (the first two ended without mail).
+    await until(() => polls() >= before + 3, 'the third poll of the wait');
     await send(server, { to: inbox.address, subject: 'late', text: 'z' });
     assert.equal((await waiting).subject, 'late');
   });
@@ -379,8 +386,9 @@ describe('SDK', { timeout: 120_000 }, () => {
     const watched = new TempInboxClient({ baseUrl: server.url, fetch: observed.fetch });
     await using inbox = await watched.createInbox();
     const waiting = inbox.waitForMail({ timeout: 61_500 });
-    for (const deadline = Date.now() + 5000; polls().length === 0 && Date.now() < deadline; ) await delay(20);
-    await delay(1500);
+    // Held by the service (its push_open gauge), not merely sent: a poll it answered at once would
+    // have been followed by a second.
+    await held();
     assert.equal(polls().length, 1, 'one poll, held by the service');
     assert.equal(new URL(polls()[0]!.url).searchParams.get('timeout'), '60');
     assert.equal(polls()[0]!.status, undefined, 'not answered yet');
