@@ -1,7 +1,7 @@
 // `npm test`: every *.test.ts under packages/*/test (helpers/, fixtures/ and playwright/
-// hold no test files of node:test), with node's test runner, TEST_CONCURRENCY files at
-// a time, then the few files of ALONE one at a time (docs/architecture.md "Running the
-// suite"). Arguments after `--` narrow the run to files whose path contains one of them.
+// hold no test files of node:test), with node's test runner (scripts/test-batch.mjs),
+// TEST_CONCURRENCY files at a time, then the few files of ALONE one at a time
+// (docs/architecture.md "Running the suite"). Arguments after `--` narrow the run to files whose path contains one of them.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -16,9 +16,9 @@ const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
 // others is made to.
 const ALONE = new Map([]);
 
-// The longest files start first, so that the parallel batch does not end with one of
-// them still running alone (npm installs, tsc, Chromium, CLI processes); the rest follow
-// in path order.
+// The longest files start first (scripts/test-batch.mjs keeps this order), so that the
+// parallel batch does not end with one of them still running alone (npm installs, tsc,
+// Chromium, CLI processes); the rest follow in path order.
 const SLOW_FIRST = [
   'packages/client/test/packaging.test.ts',
   'packages/client/test/readme-examples.test.ts',
@@ -81,7 +81,11 @@ function batch(name, list, atOnce) {
   console.log(`temp-inbox tests: ${name}: ${list.length} files, ${atOnce} at a time`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${atOnce}`, ...list], { cwd: ROOT, stdio: 'inherit' });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/test-batch.mjs'), ...list.map((f) => join(ROOT, f))], {
+      cwd: ROOT,
+      env: { ...process.env, TEST_BATCH_CONCURRENCY: String(atOnce) },
+      stdio: 'inherit',
+    });
     child.on('exit', (code, signal) => {
       console.log(`temp-inbox tests: ${name} done in ${Math.round((Date.now() - started) / 1000)} s${code === 0 ? '' : ' (failed)'}`);
       resolve(code ?? (signal ? 1 : 0));
