@@ -332,6 +332,18 @@ export const HealthResponse = Type.Object({
 });
 export type HealthResponse = Static<typeof HealthResponse>;
 
+/** GET /ui-config.json: what the web UI needs to know of the server. */
+export const UiConfig = Type.Object({
+  domains: Type.Array(Type.String(), { description: 'The mail domains, the default first.' }),
+  turnstileSiteKey: Type.Union([Type.String(), Type.Null()], { description: "Turnstile's site key when the bot challenge is Turnstile, else null." }),
+  customNames: Type.Boolean({ description: 'Whether a name may be asked for.' }),
+  challenge: Type.Union([Type.Literal('off'), Type.Literal('turnstile'), Type.Literal('pow')], { description: 'The bot challenge creating an address asks for (CHALLENGE).' }),
+});
+export type UiConfig = Static<typeof UiConfig>;
+
+// The Mailpit- and MailHog-compatible APIs' answers.
+export * from './compat.js';
+
 // The operators' admin interface (ADMIN_TOKEN).
 export * from './admin.js';
 export * from './sandboxes.js';

@@ -10,6 +10,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { FastifyRequest, onRequestAsyncHookHandler, RouteShorthandOptions } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
 import type { RateLimitRoute } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import type { Sandbox, SandboxService } from '../sandboxes/types.js';
@@ -98,4 +99,9 @@ export function sandboxOf(request: FastifyRequest): Sandbox {
 /** The options of a route: hidden from our OpenAPI document, rate-limited, then authenticated. */
 export function routeOptions(rateLimit: RateLimitRoute, hook: onRequestAsyncHookHandler, extra: Partial<RouteShorthandOptions> = {}): RouteShorthandOptions {
   return { schema: { hide: true }, config: { rateLimit }, onRequest: hook, ...extra };
+}
+
+/** A route's options with the schema of its 200 answer (@temp-inbox/api), still left out of the OpenAPI document. */
+export function answering(opts: RouteShorthandOptions, schema: TSchema): RouteShorthandOptions {
+  return { ...opts, schema: { ...opts.schema, response: { 200: schema } } };
 }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { mounts, routes } from '@temp-inbox/api';
+import { mounts, routes, UiConfig } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 
 /** Where `npm run build` puts the UI (from src/http/routes or dist/http/routes alike). */
@@ -43,8 +43,8 @@ export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = a
   const { config } = deps;
   // The UI shows Turnstile's widget, or solves GET /api/challenge's proof of work, by `challenge`.
   const turnstileSiteKey = deps.challenge.mode === 'turnstile' ? (config.challenge.turnstileSiteKey ?? null) : null;
-  const uiConfig = JSON.stringify({ domains: config.mail.domains, turnstileSiteKey, customNames: config.mail.customNames, challenge: deps.challenge.mode });
-  fastify.get(routes.uiConfig, { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
+  const uiConfig = JSON.stringify({ domains: config.mail.domains, turnstileSiteKey, customNames: config.mail.customNames, challenge: deps.challenge.mode } satisfies UiConfig);
+  fastify.get(routes.uiConfig, { schema: { hide: true, response: { 200: UiConfig } } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
 
   if (!existsSync(`${root}index.html`)) {
     deps.logger.info({ root }, 'the web UI is not built; serving the API only');

@@ -9,7 +9,7 @@
 // the server holds one message of it at a time, however many the page has.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { mounts, routes, within, type MailMetadata } from '@temp-inbox/api';
+import { MailhogMessage, MailhogMessageList, MailhogMessagesResponse, mounts, routes, within, type MailMetadata } from '@temp-inbox/api';
 import { AppError, badRequest, notFound } from '../../../domain/errors.js';
 import { messageJson } from '../../../mailhog/message-view.js';
 import { PAGE_TAIL, pageHead } from '../../../mailhog/shapes.js';
@@ -17,7 +17,7 @@ import type { MailService } from '../../../mail/service.js';
 import type { Sandbox, SandboxService } from '../../../sandboxes/types.js';
 import { parseSearchQuery, type ParsedSearch } from '../../../storage/search-query.js';
 import type { MailSummary } from '../../../storage/store.js';
-import { routeOptions, sandboxHook, sandboxOf, type BasicAuth } from '../../basic-auth.js';
+import { answering, routeOptions, sandboxHook, sandboxOf, type BasicAuth } from '../../basic-auth.js';
 import type { HttpDeps } from '../../deps.js';
 import { pageOf } from '../../query.js';
 import type { LargeAnswers } from '../../large-answers.js';
@@ -86,7 +86,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     if (bytes > STREAM_RAW_BYTES) answers.admit(request, reply, bytes);
   };
 
-  fastify.get(within(mounts.mailhog, routes.mailhogMessagesV2), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailhog, routes.mailhogMessagesV2), answering(opts, MailhogMessagesResponse), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_MAILHOG_LIMIT);
     const page = await mail.listMails(sandbox.addressId, limit, start);
@@ -94,7 +94,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
     return reply.type(json).header('cache-control', 'no-store').send(pageStream(mail, sandbox, page, start));
   });
 
-  fastify.get(within(mounts.mailhog, routes.mailhogSearch), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailhog, routes.mailhogSearch), answering(opts, MailhogMessagesResponse), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const query = request.query as Query;
     const search = mailhogSearch(query['kind'], query['query']);
@@ -105,7 +105,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
   });
 
   // v1's list: every message in MailHog, here the newest MAX_MAILHOG_LIMIT.
-  fastify.get(within(mounts.mailhog, routes.mailhogMessages), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailhog, routes.mailhogMessages), answering(opts, MailhogMessageList), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const page = await mail.listMails(sandbox.addressId, MAX_MAILHOG_LIMIT, 0);
     admitPage(request, reply, page.results);
@@ -123,7 +123,7 @@ export const mailhogRoutes: FastifyPluginAsync<{ deps: HttpDeps; sandboxes: Sand
       .send(body);
   });
 
-  fastify.get<{ Params: { id: string } }>(within(mounts.mailhog, routes.mailhogMessage), opts, async (request, reply) => {
+  fastify.get<{ Params: { id: string } }>(within(mounts.mailhog, routes.mailhogMessage), answering(opts, MailhogMessage), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const record = await mail.getMail(sandbox.addressId, request.params.id);
     return reply.type(json).header('cache-control', 'no-store').send(await messageJson(jobOf(record), record.raw));

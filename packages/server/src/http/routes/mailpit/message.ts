@@ -5,7 +5,7 @@
 // a parse on the event loop. Mailpit's checks (HTML, links, SpamAssassin), thumbnails and
 // release answer that they are not available: nothing leaves a sandbox.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { mounts, path, routes, within } from '@temp-inbox/api';
+import { MailpitHeaders, MailpitMessage, mounts, path, routes, within } from '@temp-inbox/api';
 import { AppError, notFound } from '../../../domain/errors.js';
 import { checksumsOf, type Checksums } from '../../../mailpit/checksums.js';
 import { viewAnswer, type ViewKind } from '../../../mailpit/message-view.js';
@@ -15,7 +15,7 @@ import { rawBody } from '../../mail-answers.js';
 import { mailpitMail, sendAttachment } from '../../presenters.js';
 import { clientKey } from '../../rate-limit.js';
 import type { MailpitRouteOptions } from './options.js';
-import { resolveId, routeOptions, sandboxOf, sendJson } from './respond.js';
+import { answering, resolveId, routeOptions, sandboxOf, sendJson } from './respond.js';
 
 type IdParams = { Params: { id: string } };
 
@@ -62,7 +62,7 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     return Object.fromEntries(sums.map((s, i) => [ids[i]!, s]));
   }
 
-  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessage), parsedOpts, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessage), answering(parsedOpts, MailpitMessage), async (request, reply) => {
     const { sandbox, parsed } = await parsedOf(request, request.params.id);
     // Mailpit marks a message read when its summary is read.
     if (!parsed.mail.seen) {
@@ -72,7 +72,7 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
     return sendJson(reply, await answer('summary', sandbox, parsed));
   });
 
-  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageHeaders), parsedOpts, async (request, reply) => {
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageHeaders), answering(parsedOpts, MailpitHeaders), async (request, reply) => {
     const { sandbox, parsed } = await parsedOf(request, request.params.id);
     return sendJson(reply, await answer('headers', sandbox, parsed));
   });

@@ -4,14 +4,14 @@
 // and DELETE /api/v1/search (a search's matches). A sandbox's mail only: an ID of any other
 // mail is not found.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { mounts, routes, within } from '@temp-inbox/api';
+import { MailpitMessagesResponse, mounts, routes, within } from '@temp-inbox/api';
 import { badRequest } from '../../../domain/errors.js';
 import { listItem, messageList } from '../../../mailpit/shapes.js';
 import { mailpitSearch, unreadOf } from '../../../mailpit/search.js';
 import type { ParsedSearch } from '../../../storage/search-query.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
 import type { MailpitRouteOptions } from './options.js';
-import { routeOptions, sandboxOf, sendJson, sendOk } from './respond.js';
+import { answering, routeOptions, sandboxOf, sendJson, sendOk } from './respond.js';
 import { withTags } from '../../presenters.js';
 import { pageOf } from '../../query.js';
 
@@ -64,7 +64,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
     return found.results.map((m) => m.uuid);
   }
 
-  fastify.get(within(mounts.mailpit, routes.mailpitMessages), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitMessages), answering(opts, MailpitMessagesResponse), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_LIMIT);
     const [page, c] = await Promise.all([mail.listMails(sandbox.addressId, limit, start), counts(sandbox)]);
@@ -72,7 +72,7 @@ export const messageListRoutes: FastifyPluginAsync<MailpitRouteOptions> = async 
     return sendJson(reply, messageList({ total: page.count, unread: c.unread, matched: page.count, matchedUnread: c.unread, start, tags: c.tags, messages }));
   });
 
-  fastify.get(within(mounts.mailpit, routes.mailpitSearch), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitSearch), answering(opts, MailpitMessagesResponse), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const search = searchOf(request);
     const { start, limit } = pageOf(request, DEFAULT_LIMIT, MAX_LIMIT);

@@ -7,7 +7,7 @@ import { notFound } from '../../../domain/errors.js';
 import type { MailService } from '../../../mail/service.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
 
-export { routeOptions, sandboxHook, sandboxOf } from '../../basic-auth.js';
+export { answering, routeOptions, sandboxHook, sandboxOf } from '../../basic-auth.js';
 
 export const sendJson = (reply: FastifyReply, body: unknown): FastifyReply =>
   reply

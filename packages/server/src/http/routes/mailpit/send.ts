@@ -4,11 +4,11 @@
 // may be as large as a message with base64 attachments (4/3 of MAX_MESSAGE_BYTES and some
 // JSON); a large one is read in a worker thread (send-job.ts), never on the event loop.
 import type { FastifyPluginAsync } from 'fastify';
-import { mounts, routes, within } from '@temp-inbox/api';
+import { MailpitSendResponse, mounts, routes, within } from '@temp-inbox/api';
 import { AppError, unsupportedMediaType } from '../../../domain/errors.js';
 import { composeSend } from '../../../mailpit/send-job.js';
 import type { MailpitRouteOptions } from './options.js';
-import { routeOptions, sandboxOf, sendJson } from './respond.js';
+import { answering, routeOptions, sandboxOf, sendJson } from './respond.js';
 
 /** JSON around the base64 of a message of MAX_MESSAGE_BYTES. */
 const JSON_ALLOWANCE = 64 * 1024;
@@ -24,7 +24,7 @@ export const sendRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastif
   });
   fastify.addContentTypeParser('*', (_request, _payload, done) => done(unsupportedMediaType('The body must be JSON (Content-Type: application/json).')));
 
-  fastify.post(within(mounts.mailpit, routes.mailpitSend), routeOptions('MAILPIT', hook, { bodyLimit: Math.ceil((maxBytes * 4) / 3) + JSON_ALLOWANCE }), async (request, reply) => {
+  fastify.post(within(mounts.mailpit, routes.mailpitSend), answering(routeOptions('MAILPIT', hook, { bodyLimit: Math.ceil((maxBytes * 4) / 3) + JSON_ALLOWANCE }), MailpitSendResponse), async (request, reply) => {
     const sandbox = sandboxOf(request);
     if (!Buffer.isBuffer(request.body) || request.body.length === 0) throw new AppError('bad_request', 'Send the message as a JSON object (Content-Type: application/json).');
     const composed = await composeSend({ maxBytes, now: Date.now(), hostname: 'mailpit.sandbox.invalid' }, request.body);

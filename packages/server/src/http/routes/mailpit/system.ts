@@ -3,18 +3,18 @@
 // Mailpit's web UI reads: no relay, no SpamAssassin, chaos on), GET and PUT /api/v1/chaos
 // (its SMTP faults, which only its own authenticated sessions get).
 import type { FastifyPluginAsync } from 'fastify';
-import { API_VERSION, mounts, routes, within } from '@temp-inbox/api';
+import { API_VERSION, MailpitChaos, MailpitInfo, MailpitWebUi, mounts, routes, within } from '@temp-inbox/api';
 import { badRequest, notFound } from '../../../domain/errors.js';
 import { chaosFromMailpit, chaosTriggers } from '../../../mailpit/shapes.js';
 import { unreadOf } from '../../../mailpit/search.js';
 import type { MailpitRouteOptions } from './options.js';
-import { routeOptions, sandboxOf, sendJson } from './respond.js';
+import { answering, routeOptions, sandboxOf, sendJson } from './respond.js';
 
 export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify, { deps, sandboxes, hook }) => {
   const { store, mail } = deps;
   const opts = routeOptions('MAILPIT', hook);
 
-  fastify.get(within(mounts.mailpit, routes.mailpitInfo), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitInfo), answering(opts, MailpitInfo), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const [usage, unread, tags, all] = await Promise.all([
       store.addressUsage(sandbox.addressId),
@@ -36,7 +36,7 @@ export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fast
     });
   });
 
-  fastify.get(within(mounts.mailpit, routes.mailpitWebui), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitWebui), answering(opts, MailpitWebUi), async (request, reply) => {
     const sandbox = sandboxOf(request);
     return sendJson(reply, {
       Label: sandbox.name,
@@ -48,9 +48,9 @@ export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fast
     });
   });
 
-  fastify.get(within(mounts.mailpit, routes.mailpitChaos), opts, async (request, reply) => sendJson(reply, chaosTriggers(sandboxOf(request).chaos)));
+  fastify.get(within(mounts.mailpit, routes.mailpitChaos), answering(opts, MailpitChaos), async (request, reply) => sendJson(reply, chaosTriggers(sandboxOf(request).chaos)));
 
-  fastify.put(within(mounts.mailpit, routes.mailpitChaos), opts, async (request, reply) => {
+  fastify.put(within(mounts.mailpit, routes.mailpitChaos), answering(opts, MailpitChaos), async (request, reply) => {
     const sandbox = sandboxOf(request);
     const next = chaosFromMailpit(sandbox.chaos, request.body);
     if (typeof next === 'string') throw badRequest(next);

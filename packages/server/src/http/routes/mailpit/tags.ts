@@ -3,12 +3,12 @@
 // (rename) and DELETE /api/v1/tags/{tag} (remove from every message; the messages stay).
 // Tags are cleaned as Mailpit cleans them (letters, digits, '-', '.', '_', spaces).
 import type { FastifyPluginAsync } from 'fastify';
-import { mounts, routes, within } from '@temp-inbox/api';
+import { MailpitTags, mounts, routes, within } from '@temp-inbox/api';
 import { badRequest } from '../../../domain/errors.js';
 import { cleanTag, tagsOf } from '../../../mailpit/compose.js';
 import type { MailpitRouteOptions } from './options.js';
 import { idsOf } from './messages.js';
-import { routeOptions, sandboxOf, sendJson, sendOk } from './respond.js';
+import { answering, routeOptions, sandboxOf, sendJson, sendOk } from './respond.js';
 
 type TagParams = { Params: { tag: string } };
 
@@ -16,7 +16,7 @@ export const tagRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fastify
   const { store } = deps;
   const opts = routeOptions('MAILPIT', hook);
 
-  fastify.get(within(mounts.mailpit, routes.mailpitTags), opts, async (request, reply) => {
+  fastify.get(within(mounts.mailpit, routes.mailpitTags), answering(opts, MailpitTags), async (request, reply) => {
     const sandbox = sandboxOf(request);
     return sendJson(
       reply,
