@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openPostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { postgresWebhookStore } from '../../src/storage/postgres/postgres-webhooks.js';
+import type { NewMail } from '../../src/storage/store.js';
 import { createAddress, message, request, sendMail, startTestServer, type TestServer } from '../helpers/harness.js';
 import { PG_URL, REDIS_URL, skipUnless } from '../helpers/services.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
@@ -152,7 +154,7 @@ describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
 });
 
 describe('the PostgreSQL outbox claimed by two nodes at once', () => {
-  it('never hands a delivery to two claimers, nor two of one webhook at once: 300 deliveries, eight claimers on two connection pools racing, each claimed exactly once', { skip }, async () => {
+  it("never hands a delivery to two claimers, nor two of one webhook (nor of the operator's) at once: 600 deliveries, eight claimers on two connection pools racing, each claimed exactly once", { skip }, async () => {
     const schema = `whrace_${process.pid}_${randomBytes(4).toString('hex')}`;
     const nodeA = await openPostgresStore(PG_URL, { schema });
     const nodeB = await openPostgresStore(PG_URL, { schema });
@@ -182,9 +184,10 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
         );
       }
       const claimedBy = new Map<number, string>();
-      /** Webhooks with an attempt in flight (claimed, not yet finished), and whose it is. */
+      /** Webhooks with an attempt in flight (claimed, not yet finished), and whose it is; 0 for the operator's. */
       const inFlight = new Map<number, string>();
       let overlaps = 0;
+      const hookOf = (d: { webhookId: number | null }) => d.webhookId ?? 0;
       const claimer = async (store: typeof nodeA, owner: string) => {
         for (let empty = 0; empty < 3; ) {
           const got = await store.claimDeliveries({ owner, now: now + 1, leaseMs: 600_000, limit: 7, busyWebhooks: [], operator: true });
@@ -195,16 +198,14 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
           for (const d of got) {
             assert.equal(claimedBy.get(d.id), undefined, `delivery ${d.id} claimed by ${claimedBy.get(d.id)} and ${owner}`);
             claimedBy.set(d.id, owner);
-            if (d.webhookId !== null) {
-              if (inFlight.has(d.webhookId)) overlaps++;
-              inFlight.set(d.webhookId, owner);
-            }
+            if (inFlight.has(hookOf(d))) overlaps++;
+            inFlight.set(hookOf(d), owner);
           }
           // A moment in flight, as an attempt is, so that others claim meanwhile.
           await new Promise((resolve) => setImmediate(resolve));
           for (const d of got) {
             // Out of the map before the finish: its webhook is free only once that has committed.
-            if (d.webhookId !== null) inFlight.delete(d.webhookId);
+            inFlight.delete(hookOf(d));
             // Done at once, as after a 2xx: the next delivery of its webhook can be claimed.
             assert.equal(await store.finishDelivery(owner, d.id, { webhookId: d.webhookId, addressId: d.addressId, mailUuid: d.mail.uuid, url: d.url ?? 'op', attempt: 1, at: now, outcome: 'delivered', status: 200, durationMs: 1, error: null, nextAt: null }, { notBefore: 0, timeouts: 0 }), true);
           }
@@ -212,7 +213,7 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
       };
       await Promise.all([0, 1, 2, 3].flatMap((i) => [claimer(nodeA, `a${i}`), claimer(nodeB, `b${i}`)]));
       assert.equal(claimedBy.size, 600, 'every delivery claimed, once');
-      assert.equal(overlaps, 0, 'never two attempts in flight to one webhook, on either node');
+      assert.equal(overlaps, 0, "never two attempts in flight to one webhook, nor to the operator's, on either node");
       const owners = new Set(claimedBy.values());
       assert.ok([...owners].some((o) => o.startsWith('a')) && [...owners].some((o) => o.startsWith('b')), 'both nodes took part');
       assert.equal(await nodeA.nextDeliveryAt(true, 0), undefined, 'nothing left');
@@ -225,4 +226,115 @@ describe('the PostgreSQL outbox claimed by two nodes at once', () => {
       await client.end();
     }
   });
+});
+
+/**
+ * A connection pool on `schema` whose statements wait, before they are sent, for what
+ * `gate` answers: the test's hold on a claim at a chosen statement (pg's own pool and
+ * connections, the statements and PostgreSQL unchanged).
+ */
+function gatedPool(schema: string, name: string, gate: (sql: string) => Promise<void> | undefined): pg.Pool {
+  const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${schema}`, application_name: name, max: 2 });
+  // Each connection, as the pool makes it: pool.query and transactions both go through one.
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = (async (...args: unknown[]) => {
+      await gate(typeof args[0] === 'string' ? args[0] : '');
+      return query(...args);
+    }) as unknown as typeof client.query;
+  });
+  return pool;
+}
+
+/** Resolves once `work` has settled or a statement of the connections named `name` waits for a lock in PostgreSQL (looked at every 20 ms). */
+async function settledOrWaiting(work: Promise<unknown>, name: string): Promise<void> {
+  let settled = false;
+  void work.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    while (!settled) {
+      const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [name]);
+      if (rows.length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** A promise and its resolve. */
+function barrier() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+describe("the PostgreSQL claim's row locks, with two claims held at chosen statements", () => {
+  // Claim B has read its candidates when an earlier-due delivery of the same webhook commits
+  // (a mail whose transaction took a moment: its arrival time is before B's read). Claim A
+  // reads then, picks that one, locks and leases the webhook, and is held before COMMIT;
+  // B goes on with the candidate it read, a later delivery of the same webhook, unlocked.
+  // Only the lock on the webhook's row (or the operator's) keeps B from a second attempt.
+  for (const target of ['an address webhook', "the operator's WEBHOOK_URL"] as const) {
+    it(`B does not start an attempt to ${target} whose row A has locked and leased in a transaction not yet committed`, { skip }, async () => {
+      const schema = `whlock_${process.pid}_${randomBytes(4).toString('hex')}`;
+      const setup = await openPostgresStore(PG_URL, { schema });
+      const B = { atBegin: barrier(), go: barrier() };
+      const A = { atCommit: barrier(), go: barrier() };
+      const poolA = gatedPool(schema, `${schema}-a`, (sql) => (sql === 'COMMIT' ? (A.atCommit.open(), A.go.opened) : undefined));
+      const poolB = gatedPool(schema, `${schema}-b`, (sql) => (sql === 'BEGIN' ? (B.atBegin.open(), B.go.opened) : undefined));
+      try {
+        const now = Date.now();
+        const address = (await setup.createAddress('lock@example.com', now))!;
+        const operator = target !== 'an address webhook';
+        // The address's webhook, or (for the operator's case) none: its mail is for the operator only.
+        const hookId = operator ? null : (await setup.putWebhook(address.id, 'https://hooks.example/lock', 'whsec_x', now)).id;
+        const mail = (n: number, createdAt: number): NewMail => ({
+          uuid: `0190a0b0-0000-7000-8000-${String(n).padStart(12, '0')}`,
+          addressId: address.id,
+          address: address.address,
+          source: 's@example.org',
+          messageId: '',
+          metadata: '{}',
+          trace: Buffer.alloc(0),
+          body: { raw: Buffer.from('x'), attachments: [] },
+          createdAt,
+          operatorWebhook: operator,
+        });
+        await setup.insertMails([mail(1, now)]);
+
+        const claim = (pool: pg.Pool, owner: string) =>
+          postgresWebhookStore(pool).claimDeliveries({ owner, now: now + 10, leaseMs: 600_000, limit: 4, busyWebhooks: [], operator: true });
+        const claimB = claim(poolB, 'b');
+        await B.atBegin.opened;
+        // B has read mail 1's delivery as the one due; mail 2's, due earlier, commits now.
+        await setup.insertMails([mail(2, now - 5)]);
+        const claimA = claim(poolA, 'a');
+        await A.atCommit.opened;
+        B.go.open();
+        // B ends its claim, or (had it leased the webhook's next delivery) waits in PostgreSQL
+        // for A's transaction; then A commits.
+        await settledOrWaiting(claimB, `${schema}-b`);
+        A.go.open();
+        const [gotA, gotB] = await Promise.all([claimA, claimB]);
+        assert.ok([...gotA, ...gotB].every((d) => d.webhookId === hookId));
+        assert.deepEqual(gotA.map((d) => d.mail.uuid), [mail(2, 0).uuid], "A took the earliest due, mail 2's");
+        assert.deepEqual(gotB.map((d) => d.mail.uuid), [], `B took none: ${target} had A's attempt in flight`);
+      } finally {
+        A.go.open();
+        B.go.open();
+        await poolA.end();
+        await poolB.end();
+        await setup.close();
+        const client = new pg.Client({ connectionString: PG_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+    });
+  }
 });
