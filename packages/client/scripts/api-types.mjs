@@ -15,7 +15,7 @@ const out = join(dir, 'src', 'api-types.ts');
 const routesOut = join(dir, 'src', 'api-routes.ts');
 const routesSource = fileURLToPath(new URL('./src/routes.ts', import.meta.resolve('@temp-inbox/api/package.json')));
 export const NAMES = [
-  'ChaosSettings', 'FullMail', 'HeaderField', 'Mailbox', 'MailListItem', 'MailMetadata', 'MailReceivedEvent', 'MailsResponse',
+  'ChaosSettings', 'FullMail', 'HeaderField', 'Mailbox', 'MailListItem', 'MailMetadata', 'MailReceivedEvent', 'MailReport', 'MailsResponse',
   'NewAddressResponse', 'ParsedAttachment', 'ParsedMail', 'PowChallenge', 'SandboxInfo', 'SandboxTokenResponse', 'SettingsResponse',
   'Webhook', 'WebhookCreated', 'WebhookDeliveriesResponse', 'WebhookDelivery', 'WebhookOutcome',
 ];

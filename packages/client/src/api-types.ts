@@ -109,6 +109,86 @@ export type MailReceivedEvent = {
     timestamp: string;
     type: "mail.received";
 };
+export type MailReport = {
+    content: {
+        findings: {
+            evidence?: string | undefined;
+            message: string;
+            rule: string;
+            verdict: "pass" | "warn" | "fail" | "unavailable";
+        }[];
+        reason?: string | undefined;
+        verdict: "pass" | "warn" | "fail" | "unavailable";
+    };
+    html: {
+        clients: number;
+        data_date: string;
+        features: {
+            notes: string[];
+            partial: string[];
+            title: string;
+            unsupported: string[];
+        }[];
+        findings: {
+            evidence?: string | undefined;
+            message: string;
+            rule: string;
+            verdict: "pass" | "warn" | "fail" | "unavailable";
+        }[];
+        reason?: string | undefined;
+        support: number | null;
+        supported: number | null;
+        verdict: "pass" | "warn" | "fail" | "unavailable";
+    };
+    links: {
+        checked: boolean;
+        findings: {
+            evidence?: string | undefined;
+            message: string;
+            rule: string;
+            verdict: "pass" | "warn" | "fail" | "unavailable";
+        }[];
+        links: {
+            kind: "link" | "image";
+            reason?: string | undefined;
+            result?: "error" | "ok" | "redirect" | "broken" | "refused" | "skipped" | undefined;
+            status?: number | null | undefined;
+            url: string;
+        }[];
+        links_truncated: boolean;
+        reason?: string | undefined;
+        verdict: "pass" | "warn" | "fail" | "unavailable";
+    };
+    sender: {
+        findings: {
+            evidence?: string | undefined;
+            message: string;
+            rule: string;
+            verdict: "pass" | "warn" | "fail" | "unavailable";
+        }[];
+        reason?: string | undefined;
+        verdict: "pass" | "warn" | "fail" | "unavailable";
+    };
+    spam: {
+        findings: {
+            evidence?: string | undefined;
+            message: string;
+            rule: string;
+            verdict: "pass" | "warn" | "fail" | "unavailable";
+        }[];
+        reason?: string | undefined;
+        rules: {
+            description: string;
+            name: string;
+            score: number;
+        }[];
+        scanner: "rspamd" | "spamd" | null;
+        score: number | null;
+        threshold: number | null;
+        verdict: "pass" | "warn" | "fail" | "unavailable";
+    };
+    verdict: "pass" | "warn" | "fail";
+};
 export type MailsResponse = {
     count: number;
     results: {

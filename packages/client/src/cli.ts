@@ -2,6 +2,7 @@
 // The temp-inbox command: a disposable inbox from a shell script or CI job. Each
 // command has --help; `temp-inbox --help` lists them. Exit codes: 0 done, 1 error,
 // 2 usage error, 3 timeout (no matching mail in time).
+import { formatReport, reportFailed } from './cli-report.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { TempInboxClient, type Inbox, type LinkWaitOptions } from './client.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
@@ -30,6 +31,7 @@ Commands:
   wait     Wait for a mail; print it, its verification code, or its link.
   list     List the inbox's mail, newest first.
   read     Print one mail: summary and text, or its text, HTML, source or JSON.
+  report   Print a mail's deliverability report; exit 1 when a section fails.
   delete   Delete the inbox and all its mail.
   sandbox  Open a sandbox (an SMTP login's inbox) and print its token.
   help     Show a command's help ("temp-inbox help wait").
@@ -101,6 +103,17 @@ Prints one mail: its headers, codes, links and attachments, then its text.
 
 ${COMMON}
 `,
+  report: `Usage: temp-inbox report <uuid> [--links] [--json]
+
+Prints the deliverability report of one mail: its spam score (when the service
+has a scanner), HTML support across mail clients, links, content checks and the
+Gmail and Yahoo sender rules. Exits 1 when any section fails, for CI.
+
+  --links          Also fetch each link (never those that unsubscribe or confirm).
+  --json           The whole report as JSON.
+
+${COMMON}
+`,
   delete: `Usage: temp-inbox delete
 
 Deletes the inbox and all its mail; its token stops working. ("delete-address",
@@ -151,6 +164,7 @@ const OPTIONS = {
   list: { limit: { type: 'string' }, json: { type: 'boolean' } },
   sandbox: { password: { type: 'string' }, json: { type: 'boolean' }, env: { type: 'boolean' } },
   read: { text: { type: 'boolean' }, html: { type: 'boolean' }, raw: { type: 'boolean' }, json: { type: 'boolean' } },
+  report: { links: { type: 'boolean' }, json: { type: 'boolean' } },
   delete: {},
   'delete-address': {},
   help: {},
@@ -341,6 +355,13 @@ async function run(args: string[], io: Io): Promise<number> {
           io.out(message.html.endsWith('\n') ? message.html : `${message.html}\n`);
         } else io.out(formatMessage(message));
         return EXIT.ok;
+      }
+      case 'report': {
+        if (positionals.length === 0) throw new UsageError('"report" needs the uuid of a mail (see "temp-inbox list").');
+        allowPositionals(1, "one mail's uuid");
+        const report = await (await openAll(client, token)).report(positionals[0]!, { checkLinks: flag('links') });
+        io.out(flag('json') ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+        return reportFailed(report) ? EXIT.error : EXIT.ok;
       }
       case 'delete':
       case 'delete-address': {

@@ -3,7 +3,7 @@
 // api-types.ts, generated from @temp-inbox/api's schemas.
 import './dispose.js';
 import { path, routes } from './api-routes.js';
-import type { FullMail, MailListItem, MailMetadata, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SandboxTokenResponse, SettingsResponse } from './api-types.js';
+import type { FullMail, MailListItem, MailMetadata, MailReport, MailsResponse, NewAddressResponse, ParsedMail, PowChallenge, SandboxTokenResponse, SettingsResponse } from './api-types.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
 import { rankLinks, type LinkMatcher } from './links.js';
 import { Message, type MessageSource } from './message.js';
@@ -382,6 +382,16 @@ export class Inbox implements MessageSource {
   async raw(uuid: string): Promise<string> {
     const body = await this.#client.json<FullMail>('GET', path(routes.mail, { uuid }), { token: this.token });
     return body!.raw;
+  }
+
+  /**
+   * The deliverability report of one mail (GET /api/mail/{uuid}/report): spam score, HTML
+   * support, links, content and the Gmail/Yahoo sender rules, each with a verdict.
+   * `checkLinks` also fetches each link through the service (never those that act when opened).
+   */
+  async report(uuid: string, opts: { checkLinks?: boolean } = {}): Promise<MailReport> {
+    const query = opts.checkLinks ? '?links=check' : '';
+    return (await this.#client.json<MailReport>('GET', `${path(routes.mailReport, { uuid })}${query}`, { token: this.token }))!;
   }
 
   /** The decoded bytes of one attachment. */

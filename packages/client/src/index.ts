@@ -23,4 +23,4 @@ export { Message, MessageAttachment, type MessageSource } from './message.js';
 export { InboxSandbox, type OpenSandboxOptions } from './sandbox.js';
 export { InboxWebhook, type InboxWebhookCreated, type InboxWebhookInfo, type WebhookAttempt } from './webhooks.js';
 export { withInbox, type WithInboxOptions } from './with-inbox.js';
-export type { HeaderField, Mailbox, MailListItem, MailMetadata, ParsedAttachment, ParsedMail } from './api-types.js';
+export type { HeaderField, Mailbox, MailListItem, MailMetadata, MailReport, ParsedAttachment, ParsedMail } from './api-types.js';

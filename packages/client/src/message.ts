@@ -1,11 +1,12 @@
 // A mail as the SDK returns it: the fields of GET /api/mail/{uuid}/parsed, plus
 // raw() for the message source and content() on each attachment for its bytes.
-import type { HeaderField, Mailbox, ParsedAttachment, ParsedMail } from './api-types.js';
+import type { HeaderField, Mailbox, MailReport, ParsedAttachment, ParsedMail } from './api-types.js';
 
 /** What a Message needs from its inbox to fetch more of itself. */
 export interface MessageSource {
   raw(uuid: string): Promise<string>;
   attachmentContent(uuid: string, attachmentId: string): Promise<Uint8Array>;
+  report(uuid: string, opts?: { checkLinks?: boolean }): Promise<MailReport>;
 }
 
 /** One attachment of a Message. JSON.stringify gives its fields only. */
@@ -84,6 +85,15 @@ export class Message {
    */
   raw(): Promise<string> {
     return this.#source.raw(this.uuid);
+  }
+
+  /**
+   * Would this mail reach an inbox, and look right there (GET /api/mail/{uuid}/report): its
+   * spam score, HTML support, links, content and the Gmail/Yahoo sender rules, each with a
+   * verdict. `checkLinks` also fetches each link (never those that act when opened).
+   */
+  report(opts: { checkLinks?: boolean } = {}): Promise<MailReport> {
+    return this.#source.report(this.uuid, opts);
   }
 
   /** The first value of a header (case-insensitive name), or undefined. */

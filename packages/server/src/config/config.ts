@@ -1,4 +1,5 @@
 // The configuration the server runs with, as loadConfig builds it from the environment.
+import type { ScannerTarget } from '../domain/spam-scanner-url.js';
 import type { CorsOrigins, FreeSpace, RateLimitRule, TrustProxy } from './values.js';
 
 /** The bot challenge on POST /api/new_address (docs/decisions.md "Bot challenge"). */
@@ -178,6 +179,18 @@ export interface WebhooksConfig {
   allowPrivate: boolean;
 }
 
+/** SPAM_SCANNER*, REPORT_LINKS_ALLOW_PRIVATE: the deliverability report (report/). */
+export interface ReportConfig {
+  /** SPAM_SCANNER: the scanner the report's spam score comes from; undefined = none. */
+  scanner: ScannerTarget | undefined;
+  /** SPAM_SCANNER_TIMEOUT: one scan's deadline. */
+  scanTimeoutMs: number;
+  /** SPAM_SCANNER_MAX_BYTES: larger mail is not sent to the scanner. */
+  scanMaxBytes: number;
+  /** REPORT_LINKS_ALLOW_PRIVATE: the link check may fetch loopback and private addresses. */
+  linksAllowPrivate: boolean;
+}
+
 /** EVENTS_*: the event streams and waits (http/stream-admission.ts, the push routes). */
 export interface EventsConfig {
   heartbeatMs: number;
@@ -235,6 +248,7 @@ export interface Config {
   webhooks: WebhooksConfig;
   events: EventsConfig;
   sandboxes: SandboxesConfig;
+  report: ReportConfig;
   limits: LimitsConfig;
   /** ADMIN_TOKEN: undefined = no /api/admin/* and no admin page (404). */
   admin: { token: string | undefined };

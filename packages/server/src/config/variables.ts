@@ -7,6 +7,16 @@ import { atLeast, between, bool, ConfigError, count, domains, duration, freeSpac
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { isSecret } from '../domain/webhook-secret.js';
 import { parseSandboxes } from '../domain/sandboxes.js';
+import { parseScanner } from '../domain/spam-scanner-url.js';
+
+/** SPAM_SCANNER's value, or the form it takes. */
+function scanner(raw: string) {
+  try {
+    return parseScanner(raw);
+  } catch {
+    throw new ConfigError('rspamd://host:port or spamd://host:port');
+  }
+}
 
 type Setter = (c: Config, raw: string) => void;
 
@@ -281,6 +291,36 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     description:
       'true lets webhooks (WEBHOOK_URL and every address\'s) go to loopback, private and carrier-grade NAT addresses: for intranets and tests. Link-local (cloud metadata), multicast and reserved addresses stay refused.',
     set: (c, r) => (c.webhooks.allowPrivate = bool(r)),
+  },
+  {
+    name: 'SPAM_SCANNER',
+    default: '(none)',
+    accepts: 'rspamd://host:port or spamd://host:port',
+    description:
+      "The spam scanner the deliverability report (GET /api/mail/{uuid}/report) asks: rspamd over its HTTP protocol (/checkv2) or SpamAssassin's spamd. Unset: the report's spam section is unavailable. Mail is scanned only when a report is asked for, never on arrival.",
+    set: (c, r) => (c.report.scanner = r === '' ? undefined : scanner(r)),
+  },
+  {
+    name: 'SPAM_SCANNER_TIMEOUT',
+    default: '10s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'How long one scan may take; past it the spam section is unavailable.',
+    set: (c, r) => (c.report.scanTimeoutMs = duration(r)),
+  },
+  {
+    name: 'SPAM_SCANNER_MAX_BYTES',
+    default: '2097152',
+    accepts: 'positive integer (bytes)',
+    description: 'Larger mail is not sent to the scanner (the spam section says so).',
+    set: (c, r) => (c.report.scanMaxBytes = positiveInt(r)),
+  },
+  {
+    name: 'REPORT_LINKS_ALLOW_PRIVATE',
+    default: 'false',
+    accepts: 'true or false',
+    description:
+      "true lets the report's link check (?links=check) fetch loopback and private addresses: for intranets and tests. Link-local (cloud metadata), multicast and reserved addresses stay refused.",
+    set: (c, r) => (c.report.linksAllowPrivate = bool(r)),
   },
   {
     name: 'LOG_LEVEL',

@@ -23,6 +23,7 @@ import { adminSandboxRoutes } from './routes/admin-sandboxes.js';
 import { sandboxRoutes } from './routes/sandboxes.js';
 import { challengeRoutes } from './routes/challenge.js';
 import { mailRoutes } from './routes/mails.js';
+import { reportRoutes } from './routes/report.js';
 import { mailtmRoutes } from './routes/mailtm/index.js';
 import { mailhogRoutes } from './routes/mailhog/index.js';
 import { mailpitRoutes } from './routes/mailpit/index.js';
@@ -196,6 +197,7 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   // One count of the large answers being sent to each client, for our routes and mail.tm's (HTTP_ANSWER_BYTES_PER_CLIENT).
   const answers = createLargeAnswers(deps.config.http);
   await app.register(mailRoutes, { deps, answers });
+  await app.register(reportRoutes, { deps, report: deps.report });
   await app.register(searchRoutes, { deps });
   // One count of what is open for every kind of stream (EVENTS_PER_*).
   const streams = createStreamAdmission(deps.config.events, deps.metrics);

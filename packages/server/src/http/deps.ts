@@ -9,6 +9,7 @@ import type { EventBus } from '../mail/events/events.js';
 import type { MailService } from '../mail/service.js';
 import type { MailtmService } from '../mailtm/service.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { ReportService } from '../report/service.js';
 import type { SessionService } from '../sessions/service.js';
 import type { StorageState } from '../storage/storage-state.js';
 import type { Store } from '../storage/store.js';
@@ -26,6 +27,8 @@ export interface HttpDeps {
   mail: MailService;
   bus: EventBus;
   sessions: SessionService;
+  /** The deliverability report (GET /api/mail/{uuid}/report). */
+  report: ReportService;
   challenge: Challenge;
   /** The address's webhook (PUT /api/webhook). */
   webhooks: WebhookService;
