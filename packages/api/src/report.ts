@@ -42,6 +42,9 @@ export const SpamSection = Type.Object({
 export type SpamSection = Static<typeof SpamSection>;
 
 export const HtmlFeature = Type.Object({
+  slug: Type.String({ description: "caniemail.com's identifier of the feature, e.g. `css-display-flex` (empty when its data has none)." }),
+  category: Type.String({ description: '`html`, `css`, `image` or `others`, as caniemail.com files it.' }),
+  url: Type.String({ description: "The feature's page on caniemail.com." }),
   title: Type.String({ description: 'The feature as caniemail.com names it, e.g. `display:flex` or `<form> element`.' }),
   unsupported: Type.Array(Type.String(), { description: 'Clients (family.platform, e.g. `outlook.windows`) that do not support it.' }),
   partial: Type.Array(Type.String(), { description: 'Clients that support it in part.' }),
@@ -58,6 +61,8 @@ export const HtmlSection = Type.Object({
       'Of each feature the HTML uses, by each client: supported counts 1, partly ½, not 0, as a percentage with one decimal (pass from 90, warn from 70, fail below); null without HTML.',
   }),
   features: Type.Array(HtmlFeature, { description: 'Each feature the HTML uses that some client does not (fully) support.' }),
+  tests: Type.Integer({ description: 'Features of the HTML the support was weighed over: those above and the elements used that every client supports.' }),
+  elements: Type.Integer({ description: 'HTML elements in the mail.' }),
   data_date: Type.String({ description: 'When the caniemail.com data the check used was last updated.' }),
 });
 export type HtmlSection = Static<typeof HtmlSection>;

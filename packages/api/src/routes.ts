@@ -17,6 +17,7 @@ export const routes = {
   events: '/api/events',
   mail: '/api/mail/:uuid',
   parsedMail: '/api/mail/:uuid/parsed',
+  mailReport: '/api/mail/:uuid/report',
   deleteMail: '/api/mails/:uuid',
   clearInbox: '/api/clear_inbox',
   attachment: '/api/attachment/:uuid/:attachmentId',

@@ -18,6 +18,9 @@ export const SUPPORT_WARN = 70;
 /** The caniemail feature of each element that has one of its own (`html-img` is "<img> element"). */
 const HTML_TITLES = new Map(rawData.data.filter((f) => /^html-[a-z0-9]+$/.test(f.slug)).map((f) => [f.slug.slice(5), f.title] as const));
 
+/** Each feature of the data by the title the checks name it with. */
+const BY_TITLE = new Map(rawData.data.map((f) => [f.title, { slug: f.slug, category: f.category, url: f.url }] as const));
+
 type Globs = Parameters<typeof caniemail>[0]['clients'];
 
 /** Every client (family.platform) the data has results for and the package checks (it refuses names it does not know). */
@@ -51,7 +54,7 @@ function tooLarge(facts: HtmlFacts): string | null {
 }
 
 export function htmlSection(html: string | null, facts: HtmlFacts | null): HtmlSection {
-  const base = { clients: CLIENTS.length, data_date: dataDate() };
+  const base = { clients: CLIENTS.length, data_date: dataDate(), tests: 0, elements: facts?.elements ?? 0 };
   if (html === null || facts === null) return { ...base, verdict: 'pass', findings: [], supported: null, support: null, features: [] };
   const refused = tooLarge(facts);
   if (refused) return { ...base, verdict: 'unavailable', reason: refused, findings: [], supported: null, support: null, features: [] };
@@ -79,10 +82,13 @@ export function htmlSection(html: string | null, facts: HtmlFacts | null): HtmlS
   let missing = 0;
   for (const f of features.values()) missing += f.unsupported.size + f.partial.size / 2;
   const support = tests === 0 ? 100 : Math.round(1000 * (1 - missing / (tests * CLIENTS.length))) / 10;
-  const list: HtmlFeature[] = [...features].map(([title, f]) => ({ title, unsupported: [...f.unsupported].sort(), partial: [...f.partial].sort(), notes: [...f.notes] }));
+  const list: HtmlFeature[] = [...features].map(([title, f]) => {
+    const known = BY_TITLE.get(title);
+    return { slug: known?.slug ?? '', category: known?.category ?? (title.startsWith('<') ? 'html' : 'css'), url: known?.url ?? 'https://www.caniemail.com/', title, unsupported: [...f.unsupported].sort(), partial: [...f.partial].sort(), notes: [...f.notes] };
+  });
   list.sort((a, b) => b.unsupported.length - a.unsupported.length || b.partial.length - a.partial.length || a.title.localeCompare(b.title));
   const verdict = support >= SUPPORT_PASS ? 'pass' : support >= SUPPORT_WARN ? 'warn' : 'fail';
   const message = `${support}% of what this HTML uses is supported across ${CLIENTS.length} mail clients (partly supported counts half); ${supported} of them support every feature at least in part.`;
   const findings = [{ rule: 'html-support', verdict, message } as const];
-  return { ...base, verdict, findings: [...findings], supported, support, features: list.slice(0, 200) };
+  return { ...base, tests, verdict, findings: [...findings], supported, support, features: list.slice(0, 200) };
 }

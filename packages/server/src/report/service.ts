@@ -56,7 +56,7 @@ function linksSection(list: StaticSections['links'], truncated: boolean, checked
 
 function unavailableStatic(reason: string): StaticSections {
   const plain: PlainSection = { verdict: 'unavailable', reason, findings: [] };
-  const html: HtmlSection = { verdict: 'unavailable', reason, findings: [], clients: 0, supported: null, support: null, features: [], data_date: '' };
+  const html: HtmlSection = { verdict: 'unavailable', reason, findings: [], clients: 0, supported: null, support: null, features: [], data_date: '', tests: 0, elements: 0 };
   return { html, content: plain, sender: { ...plain }, links: [], linksTruncated: false };
 }
 
