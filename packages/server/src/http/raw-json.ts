@@ -1,5 +1,5 @@
 // A large mail's JSON (GET /api/mail/{uuid}) written as a stream: the mail's fields as
-// the route's schema serialises them, then its raw message, read and escaped 16 KiB at a
+// the route's schema serialises them, then its raw message, read and escaped 32 KiB at a
 // time. Built in one piece, a 10 MB message was a string, its escaped JSON and that JSON's
 // bytes at once: the server's memory rose by 4.6-5.4x the message's size for each reader
 // (docs/benchmarks-journal.md "Memory of one large message"). Streamed from the store's parts,
@@ -19,9 +19,9 @@ import { pullStream } from './pull-stream.js';
 /**
  * Bytes of the message decoded and escaped at a time. A reader that stops holds one
  * escaped chunk on the server besides the part: up to six times this (bytes below 0x20
- * become \u00XX), so it is kept small; 64 KiB held up to 384 KiB more a reader.
+ * become \u00XX), so it is kept smaller than the 64 KiB it was (up to 384 KiB more a reader).
  */
-export const RAW_CHUNK_BYTES = 16 * 1024;
+export const RAW_CHUNK_BYTES = 32 * 1024;
 
 /** A raw message read a piece at a time (storage's MailReader), and whether all of it is valid UTF-8. */
 export interface RawPieces {
