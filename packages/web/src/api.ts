@@ -6,6 +6,7 @@ import type {
   FullMail,
   MailListItem,
   MailMetadata,
+  MailReport,
   MailsResponse,
   NewAddressResponse,
   ParsedAttachment,
@@ -19,7 +20,7 @@ import type {
 } from '@temp-inbox/api';
 import { path, routes } from '@temp-inbox/api/routes';
 
-export type { FullMail, MailListItem, MailMetadata, ParsedAttachment, ParsedMail, SessionListing, Webhook, WebhookCreated, WebhookDelivery };
+export type { FullMail, MailListItem, MailMetadata, MailReport, ParsedAttachment, ParsedMail, SessionListing, Webhook, WebhookCreated, WebhookDelivery };
 
 /** An error answer of the API: its status and its plain-text sentence. */
 export class ApiError extends Error {
@@ -71,6 +72,8 @@ export const api = {
   /** The mail parsed by the server (docs/api.md "GET /api/mail/{uuid}/parsed"): the page parses no MIME itself. */
   parsed: (uuid: string) => call<ParsedMail>('GET', path(routes.parsedMail, { uuid })),
   /** Marks a mail read (true) or unread (false); answers its list item. */
+  /** The deliverability report (docs/api.md "Deliverability report"); `checkLinks` fetches each link too. */
+  report: (uuid: string, checkLinks = false) => call<MailReport>('GET', `${path(routes.mailReport, { uuid })}${checkLinks ? '?links=check' : ''}`),
   markSeen: (uuid: string, seen: boolean) => call<MailListItem>('PATCH', path(routes.mail, { uuid }), { seen }),
   deleteMail: (uuid: string) => call<{ success: boolean }>('DELETE', path(routes.deleteMail, { uuid })),
   clearInbox: () => call<{ success: boolean }>('DELETE', path(routes.clearInbox)),

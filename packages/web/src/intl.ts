@@ -16,6 +16,22 @@ export function count(n: number, fraction = 0): string {
   return fraction === 0 ? integer.format(n) : new Intl.NumberFormat(LOCALES, { minimumFractionDigits: fraction, maximumFractionDigits: fraction }).format(n);
 }
 
+/** A percentage given as 0–100 ("87.5 %" or "87,5 %"), with at most one decimal. */
+export function percent(n: number): string {
+  return new Intl.NumberFormat(LOCALES, { style: 'percent', maximumFractionDigits: 1 }).format(n / 100);
+}
+
+/** A decimal number with at most `fraction` digits after the point (a spam score: "3.2", "-0.5"). */
+export function decimal(n: number, fraction = 1): string {
+  return new Intl.NumberFormat(LOCALES, { maximumFractionDigits: fraction }).format(n);
+}
+
+/** A calendar day ("Mar 4, 2025"); the text as given when it is no date. */
+export function day(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : new Intl.DateTimeFormat(LOCALES, { dateStyle: 'medium' }).format(d);
+}
+
 /** A size in bytes, kB, MB or GB (1000s, as file sizes are shown to people). */
 export function bytes(n: number): string {
   let i = 0;

@@ -1,7 +1,8 @@
 // Reading one mail: its header panel, codes to copy, attachments, and the HTML
 // (sandboxed, html-view.tsx), whole text and source views, as ARIA tabs. The mail comes
 // parsed by the server (GET /api/mail/{uuid}/parsed): the page has no MIME parser of its
-// own. Its source is fetched when the Source tab is opened.
+// own. Its source is fetched when the Source tab is opened, its deliverability report
+// (report-view.tsx) when the Report tab is.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, metadataOf, type MailListItem, type ParsedMail } from './api.js';
 import { AuthBadges } from './auth-badges.js';
@@ -11,10 +12,11 @@ import { HtmlView } from './html-view.js';
 import { shownInline } from './inline-images.js';
 import { bytes, fullDate } from './intl.js';
 import { MailHeaders } from './mail-headers.js';
+import { ReportView, useReport } from './report-view.js';
 import { s } from './strings.js';
 import { ViewTabs } from './view-tabs.js';
 
-type View = 'html' | 'text' | 'raw';
+type View = 'html' | 'text' | 'raw' | 'report';
 
 function Attachments(props: { uuid: string; list: { id: string; filename: string; content_type: string; size: number }[] }) {
   if (props.list.length === 0) return null;
@@ -92,6 +94,7 @@ export function Reader(props: { item: MailListItem; run: Run; online: boolean; o
     if (view !== 'raw' || raw !== undefined) return;
     void run(async () => setRaw((await api.mail(item.uuid)).raw));
   }, [view, raw, item.uuid, run, attempt]);
+  const report = useReport(item.uuid, view === 'report');
 
   // Parts the HTML shows inline (by cid:) are not listed again as attachments.
   const listed = useMemo(() => {
@@ -153,9 +156,12 @@ export function Reader(props: { item: MailListItem; run: Run; online: boolean; o
           { key: 'html', label: s.viewHtml, disabled: mail ? mail.html === null : !meta.has_html },
           { key: 'text', label: s.viewText },
           { key: 'raw', label: s.viewSource },
+          { key: 'report', label: s.viewReport },
         ]}
       >
-        {!mail ? (
+        {view === 'report' ? (
+          <ReportView state={report} />
+        ) : !mail ? (
           <p class="muted">{s.loading}</p>
         ) : view === 'html' && mail.html !== null ? (
           <HtmlView uuid={item.uuid} html={mail.html} attachments={mail.attachments} />

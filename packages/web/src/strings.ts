@@ -2,7 +2,7 @@
 // write user-visible text themselves (web-strings.test.ts checks that), so translating
 // the page is translating this file. Numbers, dates and relative times are not written
 // here but formatted by Intl in the browser's locale (intl.ts).
-import { count, relative } from './intl.js';
+import { count, day, decimal, percent, relative } from './intl.js';
 
 export const s = {
   appName: 'temp-inbox',
@@ -130,6 +130,7 @@ export const s = {
   viewHtml: 'HTML',
   viewText: 'Text',
   viewSource: 'Source',
+  viewReport: 'Report',
   downloadEml: 'Download .eml',
   /** A mail the server could not parse in time (its `degraded` view): only its headers are known. */
   degraded: 'This mail could not be read in full in time; the Source tab shows it as received.',
@@ -138,6 +139,56 @@ export const s = {
   htmlFrame: 'Message (HTML)',
   allHeaders: 'All headers',
   header: { from: 'From', to: 'To', cc: 'Cc', replyTo: 'Reply-To', date: 'Date', received: 'Received', messageId: 'Message-ID', recipients: 'Recipients' },
+
+  // The deliverability report of a mail (report-view.tsx, docs/api.md "Deliverability report").
+  report: {
+    label: 'Deliverability report',
+    overall: 'Overall',
+    failed: 'The report could not be made: ',
+    verdict: { pass: 'pass', warn: 'warn', fail: 'fail', unavailable: 'unavailable' },
+    /** What each verdict means, as the badge's tooltip. */
+    verdictMeaning: {
+      pass: 'Nothing to fix',
+      warn: 'Worth a look',
+      fail: 'A mailbox provider or mail client would refuse, hide or break this',
+      unavailable: 'This section could not be computed',
+    },
+    section: { spam: 'Spam score', html: 'HTML support', links: 'Links', content: 'Content', sender: 'Sender' },
+    spamScore: (score: number, threshold: number | null) => (threshold === null ? `score ${decimal(score)}` : `score ${decimal(score)} of ${decimal(threshold)}`),
+    htmlSupport: (support: number, supported: number | null, clients: number) =>
+      supported === null ? `${percent(support)} supported` : `${percent(support)} supported; ${count(supported)} of ${count(clients)} clients support every feature`,
+    noHtml: 'no HTML',
+    links: (n: number, broken: number, checked: boolean) => `${count(n)} ${n === 1 ? 'link' : 'links'}${checked ? `, ${count(broken)} broken` : ', not checked'}`,
+    counts: (fail: number, warn: number) => `${count(fail)} fail, ${count(warn)} warn`,
+    unavailableBecause: (reason: string) => `Unavailable: ${reason}`,
+    findings: 'Findings',
+    noFindings: 'Nothing was found to report.',
+    evidence: 'Evidence:',
+    rules: 'Rules the spam scanner matched',
+    rule: 'Rule',
+    ruleScore: 'Score',
+    ruleDescription: 'Description',
+    scanner: (name: string) => `Scanned by ${name}.`,
+    features: 'Features some clients do not fully support',
+    featureUnsupported: 'Not supported by:',
+    featurePartial: 'Partly supported by:',
+    featureNotes: 'Notes:',
+    htmlData: (clients: number, date: string) => `Checked against ${count(clients)} mail clients (caniemail.com data of ${day(date)}).`,
+    linksTable: 'Links and images of the mail',
+    url: 'URL',
+    kind: 'Kind',
+    kindName: { link: 'link', image: 'image' },
+    result: 'Result',
+    status: 'HTTP status',
+    linkResult: { ok: 'ok', redirect: 'redirect', broken: 'broken', refused: 'refused', skipped: 'skipped', error: 'no answer' },
+    notChecked: 'not checked',
+    noStatus: 'none',
+    checkLinks: 'Check links',
+    checkingLinks: 'Checking links…',
+    checkLinksHint: 'Fetches each link once from the server (HEAD, or GET where HEAD is refused); links that could change something, such as unsubscribe or confirm, are skipped.',
+    noLinks: 'The mail has no links or images.',
+    linksTruncated: 'Only the first 200 are listed.',
+  },
 
   // The authentication verdicts of a mail (auth-badges.tsx): "SPF pass", "DKIM fail (example.com)".
   auth: {
