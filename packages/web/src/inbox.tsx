@@ -2,12 +2,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, metadataOf, type MailListItem } from './api.js';
 import { sender, type Run } from './format.js';
-import { fullDate, when } from './intl.js';
 import { connectLive, type LiveState } from './live.js';
-import { LiveStatus } from './live-status.js';
 import { notifyNewMail } from './notify.js';
+import { MailItems, Toolbar } from './mail-row.js';
 import { Reader } from './reader.js';
-import { Highlight, SearchBox, type Found } from './search-box.js';
+import { type Found } from './search-box.js';
 import { StreamLedger } from './stream-ledger.js';
 import { s } from './strings.js';
 
@@ -25,23 +24,16 @@ function useNow(ms: number): number {
   return now;
 }
 
-export function Inbox(props: { address: string; run: Run; reload: () => Promise<void> }) {
-  const { address, run, reload } = props;
+/**
+ * The address's list: its head fetched (and again on each address), pages loaded with
+ * "More", search results in its place, and the changes the stream brings kept by one
+ * ledger (stream-ledger.ts). The tab's title counts its unread mail.
+ */
+function useMailList(address: string, run: Run) {
   const [mails, setMails] = useState<MailListItem[]>([]);
   const [count, setCount] = useState(0);
-  const [selected, setSelected] = useState<string | undefined>();
-  const [live, setLive] = useState<LiveState>({ kind: 'connecting' });
   // While the search field holds words, its results take the list's place.
   const [found, setFound] = useState<Found | undefined>();
-  const [searchError, setSearchError] = useState('');
-  const onFound = useCallback((f: Found | undefined) => {
-    setSearchError('');
-    setFound(f);
-  }, []);
-  // New mail is announced to screen readers; the tab's title counts the unread mail of the list.
-  const [announced, setAnnounced] = useState('');
-  // Mail that arrived while the page was open is briefly highlighted (not with prefers-reduced-motion: style.css).
-  const [arrived, setArrived] = useState<ReadonlySet<string>>(new Set());
   const unread = mails.filter((m) => !m.seen).length;
   useEffect(() => {
     document.title = s.title(unread);
@@ -53,9 +45,6 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
     setMails(mark);
     setFound((f) => (f ? { ...f, results: mark(f.results) } : f));
   }, []);
-  const reloadRef = useRef(reload);
-  reloadRef.current = reload;
-
   // The stream's changes since a fetch of the list's head began, so that its answer does not undo them.
   const ledger = useMemo(() => new StreamLedger(), [address]);
   // A mail deleted here is deleted again by its own mail_deleted event, often first: each
@@ -94,8 +83,22 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
     void run(fetchHead);
   }, [address, run, fetchHead]);
 
-  // New mail, deletions and clears arrive over Server-Sent Events (live.ts); when the
-  // stream is refused or drops, the list is polled and the stream reopened with back-off.
+  const more = useCallback(async () => {
+    const page = await api.mails(PAGE, mails.length);
+    setMails((list) => [...list, ...page.results.filter((m) => !list.some((x) => x.uuid === m.uuid))]);
+    setCount(page.count);
+  }, [mails.length]);
+  return { mails, setMails, count, setCount, found, setFound, ledger, markedSeen, removed, fetchHead, more };
+}
+
+type MailList = ReturnType<typeof useMailList>;
+
+// New mail, deletions and clears arrive over Server-Sent Events (live.ts); when the
+// stream is refused or drops, the list is polled and the stream reopened with back-off.
+function useLiveMail(address: string, list: MailList, on: { arrived: (item: MailListItem) => void; gone: () => void; state: (state: LiveState) => void }) {
+  const onRef = useRef(on);
+  onRef.current = on;
+  const { ledger, fetchHead, removed, markedSeen, setMails, setCount } = list;
   useEffect(
     () =>
       connectLive({
@@ -107,13 +110,7 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             setMails((list) => {
               if (list.some((m) => m.uuid === item.uuid)) return list;
               setCount((c) => c + 1);
-              const meta = metadataOf(item);
-              setAnnounced(s.newMail(sender(item), meta.subject || s.noSubject));
-              // A click on the notification opens the mail, in the list even while a search is shown.
-              notifyNewMail({ uuid: item.uuid, from: sender(item), subject: meta.subject || s.noSubject }, () => {
-                setSelected(item.uuid);
-              });
-              setArrived((s) => new Set(s).add(item.uuid));
+              onRef.current.arrived(item);
               return [item, ...list];
             });
           } else if (type === 'mail_seen') {
@@ -126,22 +123,48 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
             ledger.clear();
             setMails([]);
             setCount(0);
-          } else if (type === 'address_deleted') void reloadRef.current();
+          } else if (type === 'address_deleted') onRef.current.gone();
         },
         // The newest page replaces the head of the list; pages loaded with "More" stay.
         poll: fetchHead,
-        onGone: () => void reloadRef.current(),
-        onState: setLive,
+        onGone: () => onRef.current.gone(),
+        onState: (state) => onRef.current.state(state),
       }),
-    [address, ledger, fetchHead, removed],
+    [address, ledger, fetchHead, removed, markedSeen, setMails, setCount],
   );
+}
 
-  const more = () =>
-    run(async () => {
-      const page = await api.mails(PAGE, mails.length);
-      setMails((list) => [...list, ...page.results.filter((m) => !list.some((x) => x.uuid === m.uuid))]);
-      setCount(page.count);
-    });
+export function Inbox(props: { address: string; run: Run; reload: () => Promise<void> }) {
+  const { address, run, reload } = props;
+  const [selected, setSelected] = useState<string | undefined>();
+  const [live, setLive] = useState<LiveState>({ kind: 'connecting' });
+  const list = useMailList(address, run);
+  const { mails, setMails, count, setCount, found, setFound, markedSeen, removed } = list;
+  const [searchError, setSearchError] = useState('');
+  const onFound = useCallback((f: Found | undefined) => {
+    setSearchError('');
+    setFound(f);
+  }, []);
+  // New mail is announced to screen readers (the tab's title counts the unread mail: useMailList).
+  const [announced, setAnnounced] = useState('');
+  // Mail that arrived while the page was open is briefly highlighted (not with prefers-reduced-motion: style.css).
+  const [arrived, setArrived] = useState<ReadonlySet<string>>(new Set());
+
+  useLiveMail(address, list, {
+    arrived(item) {
+      const meta = metadataOf(item);
+      setAnnounced(s.newMail(sender(item), meta.subject || s.noSubject));
+      // A click on the notification opens the mail, in the list even while a search is shown.
+      notifyNewMail({ uuid: item.uuid, from: sender(item), subject: meta.subject || s.noSubject }, () => {
+        setSelected(item.uuid);
+      });
+      setArrived((s) => new Set(s).add(item.uuid));
+    },
+    gone: () => void reload(),
+    state: setLive,
+  });
+
+  const more = () => run(list.more);
 
   // Where the keyboard goes when the open mail closes (Delete, Mark as unread): to the mail
   // now at its place in the list, or the list itself, rather than back to the page's top.
@@ -177,82 +200,27 @@ export function Inbox(props: { address: string; run: Run; reload: () => Promise<
         {announced}
       </p>
       <section class="list" aria-label={s.mailList} tabIndex={-1} ref={listRef}>
-        <div class="toolbar">
-          <strong aria-live="polite">
-            {found ? s.found(found.count) : s.mails(count)}
-          </strong>
-          <SearchBox onFound={onFound} onError={setSearchError} />
-          <LiveStatus state={live} />
-          <button
-            type="button"
-            disabled={count === 0}
-            onClick={() => {
-              if (!confirm(s.confirmClear)) return;
-              void run(async () => {
-                await api.clearInbox();
-                setMails([]);
-                setCount(0);
-                setSelected(undefined);
-              });
-            }}
-          >
-            {s.clear}
-          </button>
-        </div>
+        <Toolbar
+          found={found}
+          count={count}
+          live={live}
+          onFound={onFound}
+          onError={setSearchError}
+          onClear={() =>
+            void run(async () => {
+              await api.clearInbox();
+              setMails([]);
+              setCount(0);
+              setSelected(undefined);
+            })
+          }
+        />
         {searchError && (
           <p class="error" role="alert">
             {searchError}
           </p>
         )}
-        {found && found.results.length === 0 ? (
-          <p class="empty">{s.noMatch(found.query)}</p>
-        ) : shown.length === 0 ? (
-          <p class="empty">
-            {s.waitingBefore}
-            <strong>{address}</strong>
-            {s.waitingAfter}
-          </p>
-        ) : (
-          <ul>
-            {shown.map((m) => {
-              const meta = metadataOf(m);
-              return (
-                <li key={m.uuid} class={`${m.uuid === selected ? 'selected' : ''}${arrived.has(m.uuid) ? ' arrived' : ''}`}>
-                  <button type="button" class={m.seen ? 'item' : 'item unread'} onClick={() => setSelected(m.uuid)}>
-                    <span class="from">
-                      {!m.seen && (
-                        <>
-                          <span class="dot" aria-hidden="true" />
-                          <span class="sr">{s.unread}, </span>
-                        </>
-                      )}
-                      {sender(m)}
-                    </span>
-                    <time class="time" dateTime={m.created_at} title={fullDate(new Date(m.created_at))}>
-                      {when(m.created_at, now)}
-                    </time>
-                    <span class="subject">
-                      {meta.attachments.length > 0 && (
-                        <>
-                          <svg class="clip" aria-hidden="true" viewBox="0 0 16 16" width="12" height="12">
-                            <path fill="none" stroke="currentColor" stroke-width="1.5" stroke-linecap="round" d="M10.5 4.5 5.3 9.7a1.5 1.5 0 0 0 2.1 2.1l5.5-5.5a3 3 0 0 0-4.2-4.2L3.2 7.6a4.5 4.5 0 0 0 6.4 6.4l4.2-4.2" />
-                          </svg>
-                          <span class="sr">{s.withAttachments(meta.attachments.length)}, </span>
-                        </>
-                      )}
-                      {meta.subject ? <Highlight text={meta.subject} words={found?.words} /> : s.noSubject}
-                    </span>
-                    <span class="preview">
-                      <Highlight text={meta.preview} words={found?.words} />
-                    </span>
-                    {m.recipients && <span class="recipients">{s.recipients(m.recipients)}</span>}
-                    {meta.codes[0] && <span class="code">{meta.codes[0]}</span>}
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
-        )}
+        <MailItems shown={shown} found={found} address={address} selected={selected} arrived={arrived} now={now} onSelect={setSelected} />
         {!found && mails.length < count && (
           <button type="button" class="more" onClick={() => void more()}>
             {s.loadMore}
