@@ -18,6 +18,9 @@ export const SUPPORT_WARN = 70;
 /** The caniemail feature of each element that has one of its own (`html-img` is "<img> element"). */
 const HTML_TITLES = new Map(rawData.data.filter((f) => /^html-[a-z0-9]+$/.test(f.slug)).map((f) => [f.slug.slice(5), f.title] as const));
 
+/** How caniemail.com writes each family and platform ("gmail" is "Gmail", "desktop-webmail" is "Desktop Webmail"). */
+export const NICE_NAMES = (rawData as unknown as { nicenames: unknown }).nicenames as { family: Record<string, string>; platform: Record<string, string> };
+
 /** Each feature of the data by the title the checks name it with. */
 const BY_TITLE = new Map(rawData.data.map((f) => [f.title, { slug: f.slug, category: f.category, url: f.url }] as const));
 

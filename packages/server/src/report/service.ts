@@ -29,6 +29,8 @@ export interface ReportServiceOptions {
 }
 
 export interface ReportService {
+  /** The scanner SPAM_SCANNER names (Mailpit's web UI shows its SpamAssassin check when there is one). */
+  readonly scanner: ScannerTarget['kind'] | null;
   /** `checkLinks`: fetch each link (?links=check); otherwise they are only listed. */
   report(addressId: number, uuid: string, client: string, opts: { checkLinks: boolean }): Promise<MailReport>;
 }
@@ -77,6 +79,7 @@ export function createReportService(opts: ReportServiceOptions): ReportService {
   }
 
   return {
+    scanner: opts.scanner?.kind ?? null,
     async report(addressId, uuid, client, { checkLinks: check }) {
       const view = await opts.mail.readParsed(addressId, uuid, client);
       const { raw } = await opts.mail.getMail(addressId, uuid);

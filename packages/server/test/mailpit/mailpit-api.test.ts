@@ -285,10 +285,10 @@ describe('Mailpit-compatible API: the mailpit-api client, unchanged', () => {
     await assert.rejects(client.setChaosTriggers({ Sender: { ErrorCode: 200, Probability: 5 } }), /400 Bad Request.*error code must be between 400 and 599/);
   });
 
-  it('answers the checks and release as not available', async () => {
-    await assert.rejects(client.htmlCheck(), /400 Bad Request.*not available/);
-    await assert.rejects(client.linkCheck(), /400 Bad Request.*not available/);
-    await assert.rejects(client.spamAssassinCheck(), /400 Bad Request.*not available/);
+  it('answers the checks from the deliverability report (mailpit-checks.test.ts has them in full), and release as refused', async () => {
+    assert.ok((await client.htmlCheck()).Total.Tests > 0);
+    assert.deepEqual(await client.linkCheck(), { Errors: 0, Links: [] });
+    assert.deepEqual(await client.spamAssassinCheck(), { Error: 'No spam scanner is configured (SPAM_SCANNER).', IsSpam: false, Score: 0, Rules: null });
     await assert.rejects(client.releaseMessage('latest', { To: ['x@example.org'] }), /403 Forbidden.*never relays/);
   });
 
@@ -632,10 +632,10 @@ describe("Mailpit-compatible API: X-Tags, Mailpit's search filters, and cypress-
     }
     assert.equal((await request(server.httpUrl, `/mailpit//view/${id}.html`)).status, 401, 'not without the credentials');
 
-    // mailpitGetMailSpamAssassinSummary: GET /api/v1/message/{ID}/sa-check — not available here (docs/api.md).
+    // mailpitGetMailSpamAssassinSummary: GET /api/v1/message/{ID}/sa-check — without SPAM_SCANNER, its Error says so (docs/api.md).
     const sa = await cy('GET', `/api/v1/message/${id}/sa-check`);
-    assert.equal(sa.status, 400);
-    assert.match(sa.text, /not available/);
+    assert.equal(sa.status, 200);
+    assert.equal(JSON.parse(sa.text).Error, 'No spam scanner is configured (SPAM_SCANNER).');
 
     // setReadStatus: PUT /api/v1/messages {IDs, Read}; mailpitSetAllEmailStatusAsRead sends IDs [] (every message).
     assert.equal((await cy('PUT', '/api/v1/messages', { body: { IDs: [], Read: true } })).text, 'ok');

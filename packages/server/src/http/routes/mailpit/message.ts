@@ -2,13 +2,15 @@
 // marks it read, as Mailpit's does), /headers, /raw, /part/{PartID}, and the rendered
 // /view/{ID}.html and .txt. {ID} is the mail's uuid or "latest". Text, HTML and headers come
 // from the mail's parsed view (the parser's worker threads, within their budget), never from
-// a parse on the event loop. Mailpit's checks (HTML, links, SpamAssassin), thumbnails and
-// release answer that they are not available: nothing leaves a sandbox.
+// a parse on the event loop. Mailpit's checks (HTML, links, SpamAssassin) are sections of the
+// mail's deliverability report; thumbnails and release answer that they are not available:
+// nothing leaves a sandbox.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { MailpitHeaders, MailpitMessage, mounts, path, routes, within } from '@temp-inbox/api';
 import { AppError, notFound } from '../../../domain/errors.js';
 import { checksumsOf, type Checksums } from '../../../mailpit/checksums.js';
 import { viewAnswer, type ViewKind } from '../../../mailpit/message-view.js';
+import { mailpitHtmlCheck, mailpitLinkCheck, mailpitSpamCheck } from '../../../mailpit/report-shapes.js';
 import type { ParsedMailView } from '../../../mail/service.js';
 import type { Sandbox } from '../../../sandboxes/types.js';
 import { rawBody } from '../../mail-answers.js';
@@ -93,14 +95,23 @@ export const messageRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fas
   fastify.get<{ Params: { id: string; part: string } }>(within(mounts.mailpit, routes.mailpitMessagePartThumb), opts, async () => {
     throw notAvailable('A thumbnail of an attachment');
   });
-  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageHtmlCheck), opts, async () => {
-    throw notAvailable('The HTML check');
+  // Mailpit's checks: sections of the mail's deliverability report (report/service.ts), which parses it too.
+  async function reportOf(request: FastifyRequest<IdParams>, checkLinks: boolean) {
+    const sandbox = sandboxOf(request);
+    const uuid = await resolveId(mail, sandbox, request.params.id);
+    return deps.report.report(sandbox.addressId, uuid, clientKey(request.ip), { checkLinks });
+  }
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageHtmlCheck), parsedOpts, async (request, reply) => {
+    const report = await reportOf(request, false);
+    if (report.html.support === null && report.html.verdict === 'pass') throw new AppError('bad_request', 'This message has no HTML part.');
+    if (report.html.verdict === 'unavailable') throw new AppError('bad_request', report.html.reason ?? 'The HTML check is not available for this message.');
+    return sendJson(reply, await mailpitHtmlCheck(report.html));
   });
-  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageLinkCheck), opts, async () => {
-    throw notAvailable('The link check');
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageLinkCheck), parsedOpts, async (request, reply) => {
+    return sendJson(reply, mailpitLinkCheck((await reportOf(request, true)).links));
   });
-  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageSpamCheck), opts, async () => {
-    throw notAvailable('The SpamAssassin check');
+  fastify.get<IdParams>(within(mounts.mailpit, routes.mailpitMessageSpamCheck), parsedOpts, async (request, reply) => {
+    return sendJson(reply, mailpitSpamCheck((await reportOf(request, false)).spam));
   });
   fastify.post<IdParams>(within(mounts.mailpit, routes.mailpitMessageRelease), opts, async () => {
     throw new AppError('forbidden', 'Releasing is not available: a sandbox keeps its mail and never relays it.');

@@ -41,7 +41,7 @@ export const systemRoutes: FastifyPluginAsync<MailpitRouteOptions> = async (fast
     return sendJson(reply, {
       Label: sandbox.name,
       MessageRelay: { Enabled: false, SMTPServer: '', ReturnPath: '', AllowedRecipients: '', BlockedRecipients: '', OverrideFrom: '', PreserveMessageIDs: false, RecipientAllowlist: '' },
-      SpamAssassin: false,
+      SpamAssassin: deps.report.scanner !== null,
       ChaosEnabled: true,
       DuplicatesIgnored: false,
       HideDeleteAllButton: false,
