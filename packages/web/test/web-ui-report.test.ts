@@ -64,7 +64,7 @@ describe('web UI: the Report tab', { skip: !ready && 'Chromium is not installed'
     const reportTab = page.getByRole('tab', { name: 'Report' });
     await reportTab.waitFor();
     await page.frameLocator('iframe.html').getByText('Hello').waitFor();
-    assert.deepEqual(reportRequests, [], 'no report is asked for on opening the mail');
+    assert.equal(reportRequests.length, 0, 'no report is asked for on opening the mail');
 
     // The tab is reached with the keyboard like the others.
     await page.getByRole('tab', { name: 'HTML' }).focus();
@@ -102,7 +102,7 @@ describe('web UI: the Report tab', { skip: !ready && 'Chromium is not installed'
     await linksSection.locator('summary').click();
     const row = (path: string, kind: string) => linksSection.locator('tbody tr', { has: page.locator('td.url', { hasText: new RegExp(`${path.replace('.', '\\.')}$`) }) }).filter({ hasText: kind });
     assert.match((await row('/gone', 'link').textContent()) ?? '', /not checked/);
-    assert.deepEqual(linkHits, [], 'nothing fetched before Check links');
+    assert.equal(linkHits.length, 0, `nothing fetched before Check links: ${linkHits.join(', ')}`);
     await linksSection.getByRole('button', { name: 'Check links' }).click();
     await row('/gone', 'link').locator('td.link-broken').waitFor();
     assert.match((await row('/gone', 'link').textContent()) ?? '', /broken\s*404/);
