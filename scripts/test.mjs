@@ -21,6 +21,8 @@ const ALONE = new Map([]);
 // Chromium, CLI processes); the rest follow in path order.
 const SLOW_FIRST = [
   'packages/client/test/packaging.test.ts',
+  // rspamd compiles its expressions on its first start: minutes on a fresh machine.
+  'packages/server/test/report/spam-scanner.test.ts',
   'packages/client/test/readme-examples.test.ts',
   'packages/client/test/cli.test.ts',
   'packages/client/test/playwright.test.ts',
