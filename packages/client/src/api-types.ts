@@ -123,11 +123,15 @@ export type MailReport = {
     html: {
         clients: number;
         data_date: string;
+        elements: number;
         features: {
+            category: string;
             notes: string[];
             partial: string[];
+            slug: string;
             title: string;
             unsupported: string[];
+            url: string;
         }[];
         findings: {
             evidence?: string | undefined;
@@ -138,6 +142,7 @@ export type MailReport = {
         reason?: string | undefined;
         support: number | null;
         supported: number | null;
+        tests: number;
         verdict: "pass" | "warn" | "fail" | "unavailable";
     };
     links: {
