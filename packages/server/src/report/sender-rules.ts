@@ -51,7 +51,9 @@ function authFindings(auth: MailAuth | undefined, from: string | null, passing: 
     return ['spf', 'dkim', 'alignment', 'dmarc-published'].map((rule) => finding(rule, 'unavailable', reason));
   }
   const out: ReportFinding[] = [];
-  out.push(auth.spf === 'pass' ? finding('spf', 'pass', 'SPF passes for the SMTP client.', `spf=${auth.spf}`) : finding('spf', auth.spf === 'temperror' ? 'unavailable' : 'fail', 'SPF does not pass: publish an SPF record that lists the servers you send from.', `spf=${auth.spf}`));
+  if (auth.spf === 'pass') out.push(finding('spf', 'pass', 'SPF passes for the SMTP client.', `spf=${auth.spf}`));
+  else if (auth.spf === 'temperror') out.push(finding('spf', 'unavailable', 'SPF could not be checked: DNS did not answer in time when the mail arrived.', `spf=${auth.spf}`));
+  else out.push(finding('spf', 'fail', 'SPF does not pass: publish an SPF record that lists the servers you send from.', `spf=${auth.spf}`));
   const dkimEvidence = auth.dkim.map((d) => `dkim=${d.result} (d=${d.domain} s=${d.selector})`).join('; ') || 'no DKIM-Signature';
   out.push(passing.length > 0 ? finding('dkim', 'pass', 'A DKIM signature verifies.', dkimEvidence) : finding('dkim', 'fail', 'No DKIM signature verifies: sign every mail with DKIM (Gmail and Yahoo require it of bulk senders).', dkimEvidence));
   const returnPath = headerValues(headers, 'Return-Path')[0]?.match(/@([A-Za-z0-9.-]+)>?\s*$/)?.[1]?.toLowerCase();
