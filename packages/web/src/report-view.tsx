@@ -153,7 +153,7 @@ function HtmlDetails(props: { html: HtmlSection }) {
       {html.data_date !== '' && <p class="muted">{s.report.htmlData(html.clients, html.data_date)}</p>}
       {html.features.length > 0 && (
         <>
-          <h4>{s.report.features}</h4>
+          <h3>{s.report.features}</h3>
           <ul class="features">
             {html.features.map((f, i) => (
               <li key={`${f.slug}-${i}`}>

@@ -1,7 +1,7 @@
 // Accessibility of the web UI in Chromium: axe-core finds no violation of any impact
 // in the light and the dark theme on every screen (welcome, the Open an inbox form,
-// the empty inbox, the list, search results, a mail in each of its views with its
-// header panel open, the phone layout, the admin page); focus is visible on every
+// the empty inbox, the list, search results, a mail in each of its views (the Report's
+// sections open too) with its header panel open, the phone layout, the admin page); focus is visible on every
 // control reached with Tab; and with prefers-reduced-motion nothing moves.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -124,6 +124,12 @@ describe('web UI accessibility (axe-core, Chromium)', { skip: !ready && 'Chromiu
       await page.getByRole('tab', { name: 'Source' }).click();
       await page.locator('pre.raw').waitFor();
       await found.check(page, 'mail, Source view');
+      await page.getByRole('tab', { name: 'Report' }).click();
+      await page.locator('details.report-section').first().waitFor();
+      await found.check(page, 'mail, Report view');
+      for (const summary of await page.locator('details.report-section > summary').all()) await summary.click();
+      await page.locator('details[data-section="links"] table').waitFor();
+      await found.check(page, 'mail, Report view, every section open');
       await page.getByTitle('Copy code 482913').click();
       await found.check(page, 'mail, code copied');
       await context.close();
