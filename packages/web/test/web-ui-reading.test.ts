@@ -121,7 +121,10 @@ describe('web UI: reading mail', { skip: !ready && 'Chromium is not installed', 
     assert.match(text, /Paragraph 59 of a long letter\./);
     assert.match(text, /The very end\./);
     await page.keyboard.press('End');
+    assert.equal(await page.getByRole('tab', { name: 'Report' }).getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('ArrowLeft');
     assert.equal(await page.getByRole('tab', { name: 'Source' }).getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('End');
     await page.keyboard.press('ArrowRight');
     assert.equal(await htmlTab.getAttribute('aria-selected'), 'true', 'wraps around');
     await page.getByTitle('Copy code 731904').click();
