@@ -9,7 +9,7 @@ import type { ClientLimits } from './client-limits.js';
 import type { InflightBudget } from './inflight-budget.js';
 import type { SessionStates } from './session-state.js';
 import type { Sink } from './sink.js';
-import type { SmtpOptions } from './smtp-receiver.js';
+import type { SmtpOptions } from './options.js';
 
 export interface HookContext {
   opts: SmtpOptions;

@@ -16,12 +16,12 @@ import { clientKey } from '../limits/window-limiter.js';
 import type { MailService, Recipient } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createOpenCounter } from '../limits/open-counter.js';
-import { createClientLimits, type SmtpLimits, type StorageGate } from './client-limits.js';
+import { createClientLimits } from './client-limits.js';
 import { refuseSocket } from './client-guard.js';
 import { createInflightBudget } from './inflight-budget.js';
 import { reply } from './replies.js';
-import { guardAuth, type SmtpAuthOptions, type SmtpLogin } from './auth.js';
-import type { SmtpConfig } from '../config/index.js';
+import { guardAuth, type SmtpAuthOptions } from './auth.js';
+import type { SmtpOptions } from './options.js';
 import { createSink } from './sink.js';
 import { createCommandGuard, type GuardedConnection } from './command-guard.js';
 // Replaces smtp-server's removal of escape dots before any connection reads DATA.
@@ -34,21 +34,7 @@ import { createSessionStates } from './session-state.js';
 import { connectWithGreeting } from './greeting.js';
 import { groupReplies } from './reply-grouping.js';
 
-/**
- * The receiver's own configuration section (config/config.ts SmtpConfig: listeners, per-client
- * caps, timeouts, sizes) and what it is given besides: the message size, the per-client windows,
- * the store's disk and the logins of SMTP AUTH.
- */
-export interface SmtpOptions extends SmtpConfig {
-  /** MAX_MESSAGE_BYTES: SIZE, and the largest message taken. */
-  maxMessageBytes: number;
-  /** Per client and window (client-limits.ts); absent = no limit. */
-  limits: SmtpLimits;
-  /** The store's free space (DISK_MIN_FREE): not 'ok', MAIL FROM gets 452 4.3.1; a delivery that failed is told. */
-  storage?: StorageGate | undefined;
-  /** The logins SMTP AUTH is offered for, in sink mode (auth.ts); absent: AUTH is never offered. */
-  login?: SmtpLogin | undefined;
-}
+export type { SmtpOptions } from './options.js';
 
 export { BAD_RECIPIENTS_FREE } from './rcpt-to.js';
 
