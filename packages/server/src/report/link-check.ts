@@ -1,6 +1,7 @@
 // The link check of a report (?links=check, never on arrival): each listed URL asked with
 // HEAD (GET where HEAD is refused) through the same address guard as webhooks
-// (webhooks/guard.ts: public addresses only, the connection pinned to the checked ones),
+// (webhooks/guard.ts: public addresses only, the connection pinned to the checked ones;
+// its refusals, asked `as: 'link'`, speak of links),
 // following no redirect, reading no body, within a deadline per link and for the whole
 // check. A link whose fetch could change something (unsubscribe, confirm, …) is never
 // fetched.
@@ -28,11 +29,9 @@ const ACTING = /unsub|opt-?out|confirm|verif|activat|validat|approve|accept|decl
 
 const USER_AGENT = 'temp-inbox-link-check/1';
 
-const linkReason = (message: string) => message.replace(/[Tt]he webhook host/g, "The link's host").replace(/webhooks are only sent to public addresses/g, 'links are only fetched from public addresses').replace(/[Tt]he webhook URL/g, 'The link');
-
 async function fetchOnce(url: URL, method: 'HEAD' | 'GET', opts: LinkCheckOptions, deadline: number) {
-  const target = parseWebhookUrl(url.href);
-  const addresses = await resolveTarget(target, { allowPrivate: opts.allowPrivate, lookup: opts.lookup, timeoutMs: Math.max(1, deadline - performance.now()) });
+  const target = parseWebhookUrl(url.href, 'link');
+  const addresses = await resolveTarget(target, { as: 'link', allowPrivate: opts.allowPrivate, lookup: opts.lookup, timeoutMs: Math.max(1, deadline - performance.now()) });
   return postWebhook({ url, addresses, headers: { accept: '*/*' }, body: '', method, userAgent: USER_AGENT, timeoutMs: Math.max(1, deadline - performance.now()) });
 }
 
@@ -49,7 +48,7 @@ async function checkOne(entry: LinkEntry, opts: LinkCheckOptions): Promise<LinkE
     if (status >= 300 && status < 400) return { ...entry, result: 'redirect', status, reason: `Answered ${status}, a redirect (not followed).` };
     return { ...entry, result: 'broken', status, reason: `Answered ${status}.` };
   } catch (err) {
-    if (err instanceof WebhookRefusedError || err instanceof WebhookUrlError) return { ...entry, result: 'refused', status: null, reason: linkReason(err.message) };
+    if (err instanceof WebhookRefusedError || err instanceof WebhookUrlError) return { ...entry, result: 'refused', status: null, reason: err.message };
     if (err instanceof TypeError) return { ...entry, result: 'refused', status: null, reason: 'The link is not a valid URL.' };
     throw err;
   }

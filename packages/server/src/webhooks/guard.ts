@@ -6,7 +6,7 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ADDRESS_REASONS, checkAddress } from '../domain/address-ranges.js';
-import type { WebhookTarget } from '../domain/webhook-url.js';
+import { FETCHED_WORDS, type FetchedAs, type WebhookTarget } from '../domain/webhook-url.js';
 
 export { checkAddress, type AddressVerdict } from '../domain/address-ranges.js';
 
@@ -39,29 +39,31 @@ const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith(
 /**
  * Every address the target's host resolves to, each checked; IPv4 first. Refused when
  * any one is not allowed: a receiver cannot make the guard pass by adding a public
- * address next to a private one. Throws WebhookRefusedError.
+ * address next to a private one. Throws WebhookRefusedError, whose message names what is
+ * fetched (`as`: a webhook, or a report's link).
  */
-export async function resolveTarget(target: WebhookTarget, opts: { allowPrivate: boolean; lookup: Lookup; timeoutMs: number }): Promise<ResolvedAddress[]> {
+export async function resolveTarget(target: WebhookTarget, opts: { allowPrivate: boolean; lookup: Lookup; timeoutMs: number; as?: FetchedAs }): Promise<ResolvedAddress[]> {
+  const { host, rule } = FETCHED_WORDS[opts.as ?? 'webhook'];
   if (target.ip !== undefined) {
     const verdict = checkAddress(target.ip, opts.allowPrivate);
-    if (!verdict.allowed) throw new WebhookRefusedError(`The webhook host is ${verdict.reason}; webhooks are only sent to public addresses.`);
+    if (!verdict.allowed) throw new WebhookRefusedError(`${host} is ${verdict.reason}; ${rule}.`);
     return [{ address: target.ip, family: isIP(target.ip) as 4 | 6 }];
   }
   if (isLocalhostName(target.host)) {
-    if (!opts.allowPrivate) throw new WebhookRefusedError(`The webhook host is ${ADDRESS_REASONS['loopback']}; webhooks are only sent to public addresses.`);
+    if (!opts.allowPrivate) throw new WebhookRefusedError(`${host} is ${ADDRESS_REASONS['loopback']}; ${rule}.`);
     return LOCALHOST;
   }
   let addresses: ResolvedAddress[];
   try {
     addresses = await lookupWithin(opts.lookup, target.host, opts.timeoutMs);
   } catch (err) {
-    if (err instanceof TimeoutError) throw new WebhookRefusedError(`The webhook host name did not resolve within ${Math.round(opts.timeoutMs / 100) / 10} s.`, true);
-    throw new WebhookRefusedError('The webhook host name does not resolve.');
+    if (err instanceof TimeoutError) throw new WebhookRefusedError(`${host} name did not resolve within ${Math.round(opts.timeoutMs / 100) / 10} s.`, true);
+    throw new WebhookRefusedError(`${host} name does not resolve.`);
   }
-  if (addresses.length === 0) throw new WebhookRefusedError('The webhook host name does not resolve.');
+  if (addresses.length === 0) throw new WebhookRefusedError(`${host} name does not resolve.`);
   for (const a of addresses) {
     const verdict = checkAddress(a.address, opts.allowPrivate);
-    if (!verdict.allowed) throw new WebhookRefusedError(`The webhook host name resolves to ${verdict.reason}; webhooks are only sent to public addresses.`);
+    if (!verdict.allowed) throw new WebhookRefusedError(`${host} name resolves to ${verdict.reason}; ${rule}.`);
   }
   return [...addresses].sort((x, y) => x.family - y.family);
 }
