@@ -14,8 +14,8 @@
 //   node --import tsx bench/src/run.ts --only=auth-ingest [--quick]
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
+import { startBenchDns, type BenchDns } from './lib/dns-server.js';
 import { createAddress, getJson } from './lib/http.js';
-import { startTestDns, type TestDns } from '../../packages/server/test/helpers/dns-server.js';
 import { interleave } from './lib/load.js';
 import { messageTemplate } from './lib/messages.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
@@ -63,18 +63,12 @@ export const authIngest: Bench = async (ctx) => {
   // The warm-up is long enough, even when quick, for the checks' thread to reach its steady rate: until its
   // JIT has compiled mailauth (some thousands of mails) a check costs two to three times its steady CPU.
   const p = ctx.quick ? { seconds: 1, warmup: 1.5, rounds: 3 } : { seconds: 5, warmup: 2, rounds: 5 };
-  let dns: TestDns | undefined;
+  let dns: BenchDns | undefined;
   let on: TempInbox | undefined;
   let off: TempInbox | undefined;
   try {
     const { pool, keyRecord } = await signedPool();
-    const txt = zone(keyRecord);
-    dns = await startTestDns({
-      answer: (name) => {
-        const records = txt(name);
-        return records && { TXT: records };
-      },
-    });
+    dns = await startBenchDns(zone(keyRecord));
     on = await startTempInbox({ name: 'temp-inbox-auth-on', env: { DNS_SERVERS: dns.server } });
     off = await startTempInbox({ name: 'temp-inbox-auth-off', env: { DNS_SERVERS: dns.server, AUTH_CHECKS: 'off' } });
     const onAddresses = await Promise.all(Array.from({ length: CONNECTIONS }, () => createAddress(on!.httpUrl)));

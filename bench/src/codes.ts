@@ -1,14 +1,14 @@
 // 7. Verification codes (docs/decisions.md "Codes and links"): the built server's
-// parseMessage + buildMetadata on every mail of the corpus in
-// packages/server/test/fixtures/codes-corpus/, against its expectations.json.
+// mailMetadata() on every mail of the codes corpus (lib/codes-corpus.ts), against its
+// expectations.json.
 // Precision = real codes among those reported; recall = real codes found.
 // Targets: both 1.0. Informational: how often the link a test would follow is
 // among `links`, and first in them. Quick and full runs are the same.
 //
 //   node --import tsx bench/src/run.ts --only=codes
 import { performance } from 'node:perf_hooks';
-import { buildMetadata, parseMessage } from '../../packages/server/dist/mail/parse/metadata.js';
-import { corpusFiles, expectations, readCorpusMail } from '../../packages/server/test/fixtures/codes-corpus/corpus.js';
+import { mailMetadata } from '@temp-inbox/server';
+import { CODES_CORPUS, corpusFiles, expectations, readCorpusMail } from './lib/codes-corpus.js';
 import { verdict, type Bench, type Row } from './lib/report.js';
 
 export const codes: Bench = async ({ log }) => {
@@ -26,7 +26,7 @@ export const codes: Bench = async ({ log }) => {
     if (!e) throw new Error(`${file} has no entry in expectations.json`);
     const raw = readCorpusMail(file);
     const t0 = performance.now();
-    const m = buildMetadata(await parseMessage(raw), raw.length);
+    const m = await mailMetadata(raw);
     ms += performance.now() - t0;
     const want = new Set(e.codes);
     const hits = m.codes.filter((c) => want.has(c)).length;
@@ -67,5 +67,5 @@ export const codes: Bench = async ({ log }) => {
         values: { links, linkListed, linkFirst },
       },
   ];
-  return { rows, details: { corpus: 'packages/server/test/fixtures/codes-corpus', msPerMail: ms / files.length, wrong } };
+  return { rows, details: { corpus: CODES_CORPUS, msPerMail: ms / files.length, wrong } };
 };

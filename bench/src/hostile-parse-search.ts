@@ -16,9 +16,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SQLITE_FILE } from '../../packages/server/dist/storage/index.js';
-import { openSqliteStore } from '../../packages/server/dist/storage/sqlite/sqlite-store.js';
-import type { AddressRecord, NewMail } from '../../packages/server/dist/storage/store.js';
+import { openStore, type AddressRecord, type NewMail } from '@temp-inbox/server';
 import { createAddress, getJson, httpRequest } from './lib/http.js';
 import { CHILDREN_DIR } from './lib/paths.js';
 import { makeTempDir, sleep } from './lib/procs.js';
@@ -132,7 +130,7 @@ async function parserStorm(): Promise<StormResult> {
   }
 }
 
-/** Words that each start with one of STARTS (as packages/server/test/http/search/search-load.test.ts seeds them). */
+/** Words that each start with one of STARTS. */
 function searchTextOf(mail: number): string {
   const words: string[] = [];
   for (let i = 0; i < WORDS_PER_MAIL; i++) {
@@ -170,7 +168,7 @@ async function searchLoad(mails: number, seconds: number): Promise<SearchResult>
   try {
     const { address, jwt } = await createAddress(server.httpUrl);
     // Filled through a second connection to the server's own file (that many SMTP deliveries would take minutes).
-    const seeding = openSqliteStore(join(server.dataDir, SQLITE_FILE));
+    const seeding = await openStore({ dataDir: server.dataDir });
     try {
       const owner = await seeding.findAddress(address);
       if (!owner) throw new Error(`the seeding found no ${address}`);

@@ -31,7 +31,7 @@ import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer';
 import { RESULTS_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
 import { BENCH_UNLIMITED } from './lib/temp-inbox.js';
 
-/** Every RATE_LIMIT_<ROUTE> of the service (packages/server/src/config/index.ts). */
+/** The routes the soak's clients use, each limited far above their rate (the windows are kept and their memory counted); BENCH_UNLIMITED turns every other off. */
 const RATE_LIMITED_ROUTES = ['NEW_ADDRESS', 'MAILS', 'MAIL', 'SETTINGS', 'SWITCH_ADDRESS', 'DELETE_ADDRESS', 'CLEAR_INBOX', 'ATTACHMENT'];
 
 // ---------------------------------------------------------------------------

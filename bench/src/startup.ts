@@ -4,7 +4,7 @@
 // 2 s; the difference is what npm and the stamp check add.
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
-import { ROOT, SERVER_NODE_FLAGS } from './lib/paths.js';
+import { ROOT, SERVER_MAIN, SERVER_NODE_FLAGS } from './lib/paths.js';
 import { makeTempDir, removeTempDir } from './lib/procs.js';
 import { verdict, type Bench } from './lib/report.js';
 import { fmt, median, round } from './lib/stats.js';
@@ -49,7 +49,7 @@ export const startup: Bench = async (ctx) => {
   const direct: number[] = [];
   try {
     for (let i = 0; i < rounds; i++) {
-      direct.push(await timeToListen(process.execPath, [...SERVER_NODE_FLAGS, 'packages/server/dist/main.js'], dir));
+      direct.push(await timeToListen(process.execPath, [...SERVER_NODE_FLAGS, SERVER_MAIN], dir));
       npm.push(await timeToListen('npm', ['start', '--silent'], dir));
       ctx.log(`round ${i + 1}: npm start ${fmt(npm.at(-1)!)} ms, direct ${fmt(direct.at(-1)!)} ms`);
     }

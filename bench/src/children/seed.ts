@@ -1,16 +1,17 @@
 // Seeds a store before the server starts: `count` small mails over `addresses`
-// addresses named seed-<k>@<domain>. Metadata is built by the server's own parser from
-// a representative message, then varied.
+// addresses named seed-<k>@<domain>, through @temp-inbox/server's openStore(). Metadata
+// is the server's own (mailMetadata()) for a representative message, then varied.
 //
 // SQLite (`dataDir`): through the store's own insertMails, in transactions of 1,000
 // rows, round-robin over the addresses.
-// PostgreSQL (`databaseUrl`, `schema`): the store's own openPostgresStore creates and
-// migrates the schema and createAddress makes the addresses; the mails are then
-// inserted by straight SQL, 5,000 rows a statement (unnest of arrays), into the same
-// columns insertMails writes (the message in `raw`, as mail stored before the bodies
-// table; `search` as insertMails makes it: array_to_tsvector of the words, each in its
-// address's namespace). insertMails makes two round trips per mail, which would take
-// most of an hour for 1,000,000.
+// PostgreSQL (`databaseUrl`, `schema`): openStore creates and migrates the schema and
+// createAddress makes the addresses; the mails are then inserted by straight SQL, 5,000
+// rows a statement (unnest of arrays), into the same columns insertMails writes (the
+// message in `raw`, as mail stored before the bodies table; `search` as insertMails
+// makes it: array_to_tsvector of the words, each in its address's namespace, see
+// indexWords below). insertMails makes two round trips per mail, which would take most
+// of an hour for 1,000,000. A search through the store afterwards checks that the
+// index so written is the one the server reads.
 //
 // `heavy`: the first address (seed-00000) gets this many of the mails, evenly spread
 // in time; the rest go round-robin to the others. `search`: each mail is indexed for
@@ -19,15 +20,9 @@
 // Usage: node --import tsx seed.ts '{"dataDir":"…","count":100000,"addresses":1000}'
 //        node --import tsx seed.ts '{"databaseUrl":"postgres://…","schema":"s","count":…,"addresses":…,"heavy":10000,"search":true}'
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { openPostgresStore } from '../../../packages/server/dist/storage/postgres/postgres-store.js';
-import { openSqliteStore } from '../../../packages/server/dist/storage/sqlite/sqlite-store.js';
-import { indexWord, searchWords } from '../../../packages/server/dist/storage/search-words.js';
-import { buildMetadata, parseMessage } from '../../../packages/server/dist/mail/parse/parse.js';
-import { receivedHeader } from '../../../packages/server/dist/mail/received.js';
-import type { AddressRecord, NewMail, Store } from '../../../packages/server/dist/storage/store.js';
+import { mailMetadata, openStore, type AddressRecord, type NewMail, type TempInboxStore } from '@temp-inbox/server';
 import { smallMessage } from '../lib/messages.js';
 import { DOMAIN } from '../lib/paths.js';
 import { searchTextFor } from '../lib/search-corpus.js';
@@ -47,7 +42,7 @@ const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const t0 = performance.now();
 const postgres = args.databaseUrl !== undefined;
 const batchSize = args.batch ?? (postgres ? 5000 : 1000);
-const store: Store = postgres ? await openPostgresStore(args.databaseUrl!, { schema: args.schema }) : openSqliteStore(join(args.dataDir!, 'temp-inbox.sqlite'));
+const store: TempInboxStore = await openStore(postgres ? { databaseUrl: args.databaseUrl!, databaseSchema: args.schema! } : { dataDir: args.dataDir! });
 const now = Date.now();
 
 const addresses: AddressRecord[] = [];
@@ -60,7 +55,7 @@ for (let k = 0; k < args.addresses; k++) {
 
 // One real parse for the metadata shape; per row only the subject and size change.
 const sample = Buffer.from(smallMessage(0, addresses[0]!.address));
-const template = buildMetadata(await parseMessage(sample), sample.length);
+const template = await mailMetadata(sample);
 
 // With `heavy`, every stride-th mail goes to the first address.
 const heavy = Math.min(args.heavy ?? 0, args.count);
@@ -80,7 +75,7 @@ function mailFor(i: number): NewMail {
   const a = addressOf(i);
   const createdAt = now - spanMs + Math.floor((i / args.count) * spanMs);
   const uuid = randomUUID();
-  const trace = receivedHeader({ helo: 'mx.example.com', remoteAddress: '192.0.2.10', hostname: 'mx.test', protocol: 'ESMTP', recipient: a.address, id: uuid.slice(0, 8), date: new Date(createdAt) });
+  const trace = receivedLine(a.address, uuid.slice(0, 8), new Date(createdAt));
   const body = { raw: Buffer.from(smallMessage(i, a.address)), attachments: [] };
   const metadata = JSON.stringify({ ...template, subject: `Your verification code ${i}`, size: trace.length + body.raw.length, to: [{ name: '', address: a.address }] });
   return {
@@ -108,10 +103,13 @@ for (let i = 0; i < args.count; i++) {
   }
 }
 if (batch.length) await flush(batch);
-// SQLite writes the search index after each delivery, in batches (storage/sqlite/search-queue.ts),
-// and a search indexes whatever is still queued first: done here, so that the server starts on a
-// store whose index is complete, as it is after hours of steady mail.
-if (args.search && !postgres) await store.searchMails(addresses[0]!.id, 'code', 1, 0);
+// SQLite writes the search index after each delivery, in batches, and a search indexes whatever
+// is still queued first: done here, so that the server starts on a store whose index is complete,
+// as it is after hours of steady mail. On PostgreSQL it checks the index the bulk insert wrote.
+if (args.search) {
+  const found = await store.searchMails(addresses[0]!.id, 'code', 1, 0);
+  if (found.count === 0) throw new Error('the seeded mails are not found by a search for "code": the search index is not written as the store reads it');
+}
 await bulk?.end();
 await store.close();
 const first = { id: addresses[0]!.id, address: addresses[0]!.address };
@@ -138,8 +136,24 @@ async function bulkInserter(): Promise<{ insert: (mails: NewMail[]) => Promise<v
       raw,
       raw.map((r) => r.length),
       mails.map((m) => m.createdAt),
-      mails.map((m) => (m.searchText ? [...new Set(searchWords(m.searchText))].map((w) => indexWord(m.addressId, w)).join(' ') || null : null)),
+      mails.map((m) => (m.searchText ? indexWords(m.addressId, m.searchText).join(' ') || null : null)),
     ]);
   };
   return { insert, end: () => client.end() };
+}
+
+/** The trace line a delivery prepends, as the server writes one (RFC 5321 §4.4). */
+function receivedLine(recipient: string, id: string, date: Date): Buffer {
+  const line = `Received: from mx.example.com ([192.0.2.10])\r\n\tby mx.test (temp-inbox) with ESMTP id ${id}\r\n\tfor <${recipient}>; ${date.toUTCString()}\r\n`;
+  return Buffer.from(line, 'latin1');
+}
+
+/**
+ * A mail's words as the store's search column holds them: Unicode letters and digits,
+ * lower-cased, without accents, each once, inside its address's namespace z<id>z
+ * (docs/decisions.md "Search"). The search after seeding fails if this drifts from the store.
+ */
+function indexWords(addressId: number, text: string): string[] {
+  const folded = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return [...new Set(folded.match(/[\p{L}\p{N}]+/gu) ?? [])].map((w) => `z${addressId}z${w}`);
 }

@@ -1,13 +1,20 @@
 // Where things are: the repository root, the built server, the bench children.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const BENCH_DIR = join(ROOT, 'bench');
 export const RESULTS_DIR = join(BENCH_DIR, 'results');
-export const SERVER_DIST = join(ROOT, 'packages', 'server', 'dist');
-export const SERVER_MAIN = join(SERVER_DIST, 'main.js');
+/** The temp-inbox-server command of the installed @temp-inbox/server (its package.json "bin"): the service as users run it. */
+export const SERVER_MAIN: string = (() => {
+  const manifest = createRequire(import.meta.url).resolve('@temp-inbox/server/package.json');
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+  const main = bin['temp-inbox-server'];
+  if (!main) throw new Error(`${manifest} has no "temp-inbox-server" in "bin"`);
+  return join(dirname(manifest), main);
+})();
 export const CHILDREN_DIR = fileURLToPath(new URL('../children/', import.meta.url));
 export const MAILDEV_BIN = join(ROOT, 'node_modules', 'maildev', 'dist', 'bin', 'maildev.js');
 

@@ -1,8 +1,7 @@
-// The server under test, as users run it: the built packages/server/dist/main.js
+// The server under test, as users run it: the built temp-inbox-server command of @temp-inbox/server
 // in its own process, configured only through the environment.
 import { join } from 'node:path';
-import { RATE_LIMIT_ROUTES } from '../../../packages/server/dist/config/index.js';
-import { createTokens } from '../../../packages/server/dist/domain/tokens.js';
+import { loadConfig, signAddressToken } from '@temp-inbox/server';
 import { makeTempDir, removeTempDir, runChild, startChild, waitForOutput, type Child } from './procs.js';
 import { CHILDREN_DIR, SERVER_MAIN, SERVER_NODE_FLAGS } from './paths.js';
 
@@ -28,16 +27,19 @@ export const BENCH_JWT_SECRET = 'bench-k7Qz3vN9xR2pL6tW8yB4mD1sF5hJ0cG';
 
 /** A JWT for an address of a server started with benchEnv(). */
 export function jwtFor(address: { id: number; address: string }): Promise<string> {
-  return createTokens(BENCH_JWT_SECRET).sign({ address: address.address, addressId: address.id });
+  return signAddressToken(BENCH_JWT_SECRET, address);
 }
 
+/** Every route of RATE_LIMIT_<ROUTE>, as the server's configuration names them. */
+export const RATE_LIMIT_ROUTES: string[] = Object.keys(loadConfig({}).limits.routes);
+
 /**
- * Per-client limits off (a load generator is one client standing for many senders;
- * the limits would refuse it), everything else at its shipped default unless env says otherwise.
+ * The limits a one-client load test must lift (docs/security.md "Limits"): per-client
+ * limits off (a load generator is one client standing for many senders; the limits would
+ * refuse it), everything else at its shipped default unless env says otherwise.
  */
-/** The limits a one-client load test must lift (docs/security.md "Limits"). */
 export const BENCH_UNLIMITED: Record<string, string> = {
-  ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((r) => [`RATE_LIMIT_${r}`, '0'])),
+  ...Object.fromEntries(RATE_LIMIT_ROUTES.map((r) => [`RATE_LIMIT_${r}`, '0'])),
   SMTP_RATE_MESSAGES: '0',
   SMTP_RATE_RECIPIENTS: '0',
   SMTP_RATE_BYTES: '0',
