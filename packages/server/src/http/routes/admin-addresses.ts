@@ -17,9 +17,10 @@ import {
 import { errorResponse } from '../errors.js';
 import { boundedStrings, strictIntegers } from '../query.js';
 import { rawToString, toItem } from '../presenters.js';
-import { type AdminApp, type AdminRouteOptions, badInput, hide, idOf, iso, rateLimited, tags, unauthorizedResponse, uuidOf } from './admin-options.js';
+import { type AdminRouteOptions, badInput, hide, idOf, iso, rateLimited, tags, unauthorizedResponse, uuidOf } from './admin-options.js';
+import type { RouteApp } from './route-app.js';
 
-export function adminAddressRoutes(app: AdminApp, { admin, route, act }: AdminRouteOptions): void {
+export function adminAddressRoutes(app: RouteApp, { admin, route, act }: AdminRouteOptions): void {
   app.get(
     routes.adminAddresses,
     {
@@ -109,7 +110,7 @@ export function adminAddressRoutes(app: AdminApp, { admin, route, act }: AdminRo
 }
 
 /** An address's live mail: the list, and one mail with its raw message. */
-function adminAddressMailRoutes(app: AdminApp, { admin, route, act }: AdminRouteOptions): void {
+function adminAddressMailRoutes(app: RouteApp, { admin, route, act }: AdminRouteOptions): void {
   app.get(
     routes.adminAddressMails,
     {

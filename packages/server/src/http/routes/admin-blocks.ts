@@ -4,11 +4,12 @@
 import { AdminIdParams, AdminStats, Block, BlocksResponse, NewBlockBody, routes, SuccessResponse } from '@temp-inbox/api';
 import type { BlockRecord } from '../../storage/store.js';
 import { errorResponse } from '../errors.js';
-import { type AdminApp, type AdminRouteOptions, badInput, hide, idOf, iso, rateLimited, tags, unauthorizedResponse } from './admin-options.js';
+import { type AdminRouteOptions, badInput, hide, idOf, iso, rateLimited, tags, unauthorizedResponse } from './admin-options.js';
+import type { RouteApp } from './route-app.js';
 
 const toBlock = (b: BlockRecord) => ({ id: b.id, kind: b.kind, value: b.value, note: b.note, created_at: iso(b.createdAt) });
 
-export function adminBlockRoutes(app: AdminApp, { admin, route, act }: AdminRouteOptions): void {
+export function adminBlockRoutes(app: RouteApp, { admin, route, act }: AdminRouteOptions): void {
   app.get(
     routes.adminBlocks,
     {
@@ -68,7 +69,7 @@ export function adminBlockRoutes(app: AdminApp, { admin, route, act }: AdminRout
   );
 }
 
-export function adminStatsRoutes(app: AdminApp, { admin, route, act }: AdminRouteOptions): void {
+export function adminStatsRoutes(app: RouteApp, { admin, route, act }: AdminRouteOptions): void {
   app.get(
     routes.adminStats,
     {

@@ -1,13 +1,9 @@
 // What the route groups of /api/admin/* are registered with (admin.ts), and what their
 // declarations share: the schema's error answers and the path ids' checks.
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, onRequestAsyncHookHandler, RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AdminService } from '../../admin/service.js';
 import { badRequest } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
-
-export type AdminApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 export interface AdminRouteOptions {
   admin: AdminService;
