@@ -344,6 +344,9 @@ export type UiConfig = Static<typeof UiConfig>;
 // The Mailpit- and MailHog-compatible APIs' answers.
 export * from './compat.js';
 
+// The mail.tm-compatible API's answers (JSON-LD and plain JSON).
+export * from './mailtm.js';
+
 // The operators' admin interface (ADMIN_TOKEN).
 export * from './admin.js';
 export * from './sandboxes.js';
