@@ -9,6 +9,7 @@ import { TempInboxError, WaitTimeoutError } from './errors.js';
 import type { Message } from './message.js';
 import { parseDuration } from './duration.js';
 import { nearest, optionError, urlProblem } from './cli-hints.js';
+import { MCP_HELP, MCP_OPTIONS, mcpCommand } from './cli-mcp.js';
 
 const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3 } as const;
 
@@ -34,6 +35,7 @@ Commands:
   report   Print a mail's deliverability report; exit 1 when a section fails.
   delete   Delete the inbox and all its mail.
   sandbox  Open a sandbox (an SMTP login's inbox) and print its token.
+  mcp      Serve MCP over stdio: the inbox tools for an AI agent (docs/mcp.md).
   help     Show a command's help ("temp-inbox help wait").
 
 ${COMMON}
@@ -134,6 +136,7 @@ work on it, and "wait --to alice@customer.com" waits for mail to that recipient.
 
 ${COMMON}
 `;
+HELP['mcp'] = MCP_HELP;
 HELP['delete-address'] = HELP['delete']!;
 HELP['help'] = HELP['main']!;
 
@@ -167,6 +170,7 @@ const OPTIONS = {
   report: { links: { type: 'boolean' }, json: { type: 'boolean' } },
   delete: {},
   'delete-address': {},
+  mcp: MCP_OPTIONS,
   help: {},
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
@@ -296,6 +300,14 @@ async function run(args: string[], io: Io): Promise<number> {
         io.out(`${cmd === 'sandbox' ? 'Opened the sandbox' : 'Created the inbox'} ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\nOpen it in a browser: ${link}\n`);
       }
       return EXIT.ok;
+    }
+
+    if (cmd === 'mcp') {
+      allowPositionals(0, 'no arguments');
+      const given = mcpCommand(str, io.env);
+      if (typeof given === 'string') throw new UsageError(given);
+      const { serveStdio } = await import('./mcp-server.js');
+      return await serveStdio({ baseUrl: client.baseUrl, ...given, log: (line) => io.err(`temp-inbox mcp: ${line}\n`) });
     }
 
     const token = str('token') ?? str('jwt') ?? io.env['TEMP_INBOX_TOKEN'] ?? io.env['TEMP_INBOX_JWT'];
