@@ -5,15 +5,20 @@
 // lockfile, the package manifests, the TypeScript and Vite configuration and every
 // source file that goes into a build. A restart with nothing changed skips both steps.
 //
-// Two scopes. `--service` (npm start) installs only what the service runs and builds
-// (the api, server and web packages: their dependencies, TypeScript, Vite) and builds
-// those three. The default (npm test, the benches) installs every workspace — tests,
-// benches, linters, Playwright — and builds everything, the client SDK included.
-// `--force` runs the steps whatever the stamp says; `--check` only tells whether they
-// would run. Plain JavaScript: it must run before anything is built.
+// Two scopes. `--service` (npm start) installs what the service runs and builds with
+// (the api, server and web packages: their dependencies, TypeScript, Vite), builds those
+// three, then removes the build tools again (`npm install --omit=dev --omit=optional
+// --omit=peer`): the service runs on what is left, about a third of a full install. A
+// later change to the sources installs the tools again (from npm's cache: seconds) before
+// it rebuilds. Where a full install is present (npm test's stamp), nothing is removed.
+// The default (npm test, the benches) installs every workspace — tests, benches,
+// linters, Playwright — and builds everything, the client SDK included. Both remove
+// what compiling the SQLite driver leaves beside its binary (object files, a copy of
+// SQLite's source). `--force` runs the steps whatever the stamp says; `--check` only
+// tells whether they would run. Plain JavaScript: it must run before anything is built.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -80,6 +85,32 @@ export function upToDate(scope = 'all') {
   return stamped(scope) === inputsHash(scope) || (scope === 'service' && stamped('all') === inputsHash('all'));
 }
 
+/** Disk space under path, as `du` counts it (blocks in use; symbolic links not followed, a hard link counted at each of its names). */
+function sizeOf(path) {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  let bytes = stat.blocks * 512;
+  if (!stat.isDirectory()) return bytes;
+  for (const entry of readdirSync(path)) bytes += sizeOf(join(path, entry));
+  return bytes;
+}
+
+const mb = (bytes) => `${Math.round(bytes / 2 ** 20)} MB`;
+
+// What node-gyp leaves when better-sqlite3 compiles (no prebuilt binary could be had):
+// object files, a static library and a copy of SQLite's source, beside the one file the
+// driver loads (build/Release/better_sqlite3.node). `npm rebuild better-sqlite3` makes
+// them again from the package's own sources, which stay.
+const COMPILE_LEFTOVERS = ['obj', 'obj.target', '.deps', 'sqlite3.a'].map((f) => join(root, 'node_modules/better-sqlite3/build/Release', f));
+
+function removeCompileLeftovers() {
+  const found = COMPILE_LEFTOVERS.filter((f) => existsSync(f));
+  if (!found.length) return;
+  const bytes = found.reduce((sum, f) => sum + sizeOf(f), 0);
+  for (const f of found) rmSync(f, { recursive: true, force: true });
+  say(`removed what compiling the SQLite driver left beside its binary (object files and a copy of SQLite's source, ${mb(bytes)}).`);
+}
+
 /** Installs and builds unless the stamp says both are current for these inputs. */
 export function setup({ force = false, scope = 'all' } = {}) {
   const started = Date.now();
@@ -88,19 +119,37 @@ export function setup({ force = false, scope = 'all' } = {}) {
     return;
   }
   const first = !existsSync(join(root, 'node_modules'));
-  say(first ? 'first start: installing dependencies and building (a few minutes; each step is timed below).' : 'installing dependencies and building (the inputs changed since the last build).');
   const service = scope === 'service';
+  // A full install (npm test's) keeps its tools: the service's setup only builds on it.
+  const trim = service && !existsSync(stampFile('all'));
+  const pruned = trim && existsSync(stampFile('service')) && !existsSync(join(root, 'node_modules/typescript'));
+  say(
+    first
+      ? `first start: installing dependencies and building (a few minutes; each step is timed below)${trim ? ', then removing the build tools, which the service does not run on' : ''}.`
+      : `installing dependencies and building (the inputs changed since the last build)${pruned ? ': the build tools were removed after the last build and come back first, from npm\'s cache' : ''}.`,
+  );
   const driver = join(root, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-  const what = service ? 'installing what the service runs and builds with (the api, server and web packages; not the test tools)' : 'installing every workspace (tests, benches and linters included)';
+  const what = service ? 'installing what the service runs and builds with (the api, server and web packages, TypeScript and Vite; not the test tools)' : 'installing every workspace (tests, benches and linters included)';
   if (!existsSync(driver)) {
     say(`the SQLite driver (better-sqlite3) is installed with it: a prebuilt binary for Node ${process.versions.node} on ${process.platform}-${process.arch} when one can be downloaded; else it compiles from source with the system's C++ compiler and Python, which usually takes 2 to 5 minutes on 2 cores, with nothing printed meanwhile.`);
   }
-  step(what, ['install', '--no-audit', '--no-fund', '--loglevel=error', ...(service ? SERVICE_WORKSPACES.flatMap((w) => ['-w', w]) : [])]);
+  const workspaces = service ? SERVICE_WORKSPACES.flatMap((w) => ['-w', w]) : [];
+  step(what, ['install', '--no-audit', '--no-fund', '--loglevel=error', ...workspaces]);
+  removeCompileLeftovers();
   if (service) {
     step('building the api and server packages (TypeScript, and the server\'s SQL migrations)', ['run', 'build', '-w', '@temp-inbox/server']);
     step('building the web UI (Vite)', ['run', 'build', '-w', '@temp-inbox/web']);
   } else {
     step('building every package (TypeScript, the client SDK, the web UI)', ['run', 'build']);
+  }
+  if (trim) {
+    const before = sizeOf(join(root, 'node_modules'));
+    // dev: TypeScript, Vite and the type packages; optional: their native binaries and
+    // packages the service's dependencies only try to load (a CPU-priority helper of the
+    // worker pool, PostgreSQL on Cloudflare, web frameworks altcha-lib can plug into);
+    // peer: Prettier, which a dependency of the HTML-support data lists and never loads.
+    step('removing the build tools (TypeScript, Vite, type packages): the service runs without them', ['install', '--omit=dev', '--omit=optional', '--omit=peer', '--no-audit', '--no-fund', '--loglevel=error', ...workspaces]);
+    say(`node_modules: ${mb(before)} before, ${mb(sizeOf(join(root, 'node_modules')))} now; \`npm test\` installs everything.`);
   }
   // Fingerprinted again: the install may rewrite package-lock.json.
   writeFileSync(stampFile(scope), `${inputsHash(scope)}\n`);
