@@ -1,0 +1,45 @@
+// What the parse of one message gives the mail service (ParsedMessage), built from a
+// worker's answer, or, when nothing could be read, a message described by nothing.
+import type { MailMetadata } from '@temp-inbox/api';
+import { buildMetadata } from './metadata.js';
+import type { WorkerItem, WorkerResult } from './parse-worker.js';
+
+export interface ParsedAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export interface ParsedMessage {
+  /** Metadata of the message, every field bounded; `size` is 0 (the caller sets it per stored copy). */
+  metadata: MailMetadata;
+  /** The From: address when it is a single mailbox (not a group). */
+  fromAddress: string | undefined;
+  /** Message-ID header including angle brackets, or ''. */
+  messageId: string;
+  /** Decoded bytes of exactly the attachments metadata.attachments lists, in that order. */
+  attachments: ParsedAttachment[];
+  /** The parse ran out of its budget or failed: only the header block was read. */
+  degraded: boolean;
+  /** What search finds the mail by: the words of its subject, people and decoded text, each once (search-text.ts). */
+  searchText: string;
+  /** The tags its X-Tags header names, cleaned and bounded (metadata.ts headerTags); a sandbox's mail is given them. */
+  tags: string[];
+}
+
+export function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
+  return {
+    metadata: it.metadata,
+    fromAddress: it.fromAddress,
+    messageId: it.messageId,
+    attachments: it.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(r.contents, a.offset, a.length) })),
+    degraded: it.degraded,
+    searchText: it.searchText,
+    tags: it.tags,
+  };
+}
+
+/** Metadata of a message nothing could be read from. */
+export function nothing(): ParsedMessage {
+  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '', tags: [] };
+}
