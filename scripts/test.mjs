@@ -3,10 +3,10 @@
 // TEST_CONCURRENCY files at a time, then the few files of ALONE one at a time
 // (docs/architecture.md "Running the suite"). Arguments after `--` narrow the run to files whose path contains one of them.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
@@ -101,9 +101,10 @@ function batch(name, list, atOnce) {
   console.log(`temp-inbox tests: ${name}: ${list.length} files, ${atOnce} at a time`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/test-batch.mjs'), ...list.map((f) => join(ROOT, f))], {
+    const hooks = ['--import', 'tsx', '--import', pathToFileURL(join(ROOT, 'scripts/test-cpu.mjs')).href];
+    const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list.map((f) => join(ROOT, f))], {
       cwd: ROOT,
-      env: { ...process.env, TEST_BATCH_CONCURRENCY: String(atOnce) },
+      env: { ...process.env, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
       stdio: 'inherit',
     });
     child.on('exit', (code, signal) => {
@@ -113,6 +114,25 @@ function batch(name, list, atOnce) {
   });
 }
 
+// Each file's wall time and CPU (its own and its child processes'), written by test-cpu.mjs.
+const cpuLog = join(tmpdir(), `temp-inbox-test-times-${process.pid}.jsonl`);
+
+/** The slowest files with their CPU: a file that mostly waits shows little CPU for its time. */
+function printSlowest() {
+  let rows;
+  try {
+    rows = readFileSync(cpuLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  } catch {
+    return;
+  }
+  rmSync(cpuLog, { force: true });
+  rows.sort((a, b) => b.wall - a.wall);
+  const cpu = rows.reduce((s, r) => s + r.cpu, 0);
+  const wall = rows.reduce((s, r) => s + r.wall, 0);
+  console.log(`temp-inbox tests: ${rows.length} files took ${Math.round(wall)} s in all and ${Math.round(cpu)} s of CPU; the slowest (wall s, CPU s):`);
+  for (const r of rows.slice(0, 25)) console.log(`  ${r.wall.toFixed(1).padStart(6)} ${r.cpu.toFixed(1).padStart(6)}  ${relative(ROOT, r.file)}`);
+}
+
 const started = Date.now();
 let failed = false;
 if (parallel.length > 0) failed = (await batch('parallel batch', parallel, concurrency)) !== 0;
@@ -120,5 +140,6 @@ if (alone.length > 0) {
   for (const f of alone) console.log(`temp-inbox tests: alone: ${f}: ${ALONE.get(f)}`);
   failed = (await batch('one at a time', alone, 1)) !== 0 || failed;
 }
+printSlowest();
 console.log(`temp-inbox tests: ${failed ? 'FAILED' : 'passed'}, all done in ${Math.round((Date.now() - started) / 1000)} s`);
 process.exit(failed ? 1 : 0);
