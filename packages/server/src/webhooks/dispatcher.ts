@@ -11,11 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.js';
-import type { ClaimedDelivery, WebhookOutcome, WebhookRelease, WebhookStore } from '../storage/store.js';
-import { resolveTarget, WebhookRefusedError, type Lookup } from './guard.js';
-import { mailReceivedBody, messageId, signedHeaders } from './payload.js';
-import { postWebhook, type PostResult } from './sender.js';
-import { parseWebhookUrl, WebhookUrlError } from '../domain/webhook-url.js';
+import type { ClaimedDelivery, WebhookStore } from '../storage/store.js';
+import { createAttempts } from './attempt.js';
+import type { Lookup } from './guard.js';
+import { startPruning } from './prune.js';
 
 export interface WebhookTuning {
   /** The whole attempt, DNS included (default 5 s). */
@@ -68,8 +67,6 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-/** How often old attempts and stale deliveries are removed. */
-const PRUNE_EVERY_MS = 60 * 60_000;
 /** A delivery the dispatcher could not record (database away) is tried again after this. */
 const RETRY_AFTER_ERROR_MS = 1000;
 
@@ -77,6 +74,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const { store, logger, now } = opts;
   const owner = randomUUID();
   const operator = opts.operator !== undefined;
+  const send = createAttempts(opts, owner);
   const inFlight = new Set<Promise<void>>();
   /** Webhooks with an attempt in flight here: one at a time each, so one slow receiver cannot take every slot. */
   const busy = new Set<number>();
@@ -147,87 +145,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     inFlight.add(attempt);
   }
 
-  async function send(d: ClaimedDelivery): Promise<void> {
-    const url = d.webhookId === null ? opts.operator?.url : d.url;
-    const secret = d.webhookId === null ? opts.operator?.secret : d.secret;
-    const at = now();
-    const started = performance.now();
-    let result: PostResult;
-    if (url == null || secret == null) {
-      result = { status: null, ok: false, error: 'The webhook is no longer configured.' };
-    } else {
-      result = await attempt(url, secret, d);
-    }
-    const durationMs = Math.round(performance.now() - started);
-    const number = d.attempts + 1;
-    const ended = now();
-    // A webhook whose attempts run out of time is held back, all its deliveries with it.
-    const release: WebhookRelease = result.timedOut ? { timeouts: d.timeouts + 1, notBefore: ended + opts.timeoutHold(d.timeouts + 1) } : { timeouts: 0, notBefore: 0 };
-    let outcome: WebhookOutcome = 'delivered';
-    let nextAt: number | null = null;
-    if (!result.ok) {
-      nextAt = Math.max(ended + opts.backoff(number), release.notBefore);
-      outcome = nextAt > d.createdAt + opts.retryForMs ? 'gave_up' : 'failed';
-      if (outcome === 'gave_up') nextAt = null;
-    }
-    const held = await store.finishDelivery(owner, d.id, {
-      webhookId: d.webhookId,
-      addressId: d.addressId,
-      mailUuid: d.mail.uuid,
-      url: url ?? '',
-      attempt: number,
-      at,
-      outcome,
-      status: result.status,
-      durationMs,
-      error: result.error,
-      nextAt,
-    }, release);
-    opts.metrics?.webhookAttempt(d.webhookId === null ? 'operator' : 'address', outcome);
-    const line = { delivery: d.id, mail: d.mail.uuid, hook: d.webhookId === null ? 'operator' : 'address', attempt: number, outcome, status: result.status, error: result.error, ms: durationMs };
-    // Its webhook or mail was removed meanwhile, or (a stall past the lease) another node has taken it over and may send it again.
-    if (!held) logger.warn(line, 'webhook delivery was no longer leased to this node when its attempt ended');
-    else if (outcome === 'gave_up') logger.info(line, 'webhook delivery given up');
-    // An owner's receiver failing is the owner's business (GET /api/webhook/deliveries); the operator's is the operator's.
-    else if (outcome === 'failed') logger[d.webhookId === null ? 'warn' : 'debug'](line, 'webhook delivery failed');
-    else logger.debug(line, 'webhook delivered');
-  }
-
-  async function attempt(rawUrl: string, secret: string, d: ClaimedDelivery): Promise<PostResult> {
-    const deadline = performance.now() + opts.timeoutMs;
-    try {
-      // Checked again at every attempt: a name's DNS may have changed since the URL was set.
-      const target = parseWebhookUrl(rawUrl);
-      const addresses = await resolveTarget(target, { allowPrivate: opts.allowPrivate, lookup: opts.lookup, timeoutMs: opts.timeoutMs });
-      const body = mailReceivedBody(d.mail);
-      return await postWebhook({
-        url: target.url,
-        addresses,
-        headers: signedHeaders(secret, messageId(d.mail.uuid), body, new Date()),
-        body,
-        timeoutMs: deadline - performance.now(),
-      });
-    } catch (err) {
-      // The guard's and the URL check's messages are sentences meant for the owner.
-      if (err instanceof WebhookRefusedError) return { status: null, ok: false, error: err.message, timedOut: err.timedOut };
-      return { status: null, ok: false, error: err instanceof WebhookUrlError ? err.message : 'The request could not be made.' };
-    }
-  }
-
-  // Old attempts and deliveries nobody can send (the operator's, after WEBHOOK_URL was
-  // removed from every node) are removed now and then; stale ones at start too.
-  const prune = () => {
-    const t = now();
-    store
-      .pruneWebhooks({ attemptsBefore: t - opts.keepAttemptsMs, queuedBefore: t - opts.retryForMs - opts.leaseMs - PRUNE_EVERY_MS, now: t })
-      .then(
-        (r) => (r.attempts || r.deliveries) && logger.info(r, 'webhook attempts pruned'),
-        (err: unknown) => logger.warn({ err }, 'webhook attempts could not be pruned'),
-      );
-  };
-  prune();
-  const pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
-  pruneTimer.unref();
+  // Old attempts and deliveries nobody can send are removed now and then; stale ones at start too.
+  const stopPruning = startPruning(opts);
   wake();
 
   return {
@@ -235,7 +154,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      clearInterval(pruneTimer);
+      stopPruning();
       await pumping;
       await Promise.all([...inFlight]);
     },
