@@ -120,8 +120,9 @@ export function setup({ force = false, scope = 'all' } = {}) {
   }
   const first = !existsSync(join(root, 'node_modules'));
   const service = scope === 'service';
-  // A full install (npm test's) keeps its tools: the service's setup only builds on it.
-  const trim = service && !existsSync(stampFile('all'));
+  // Only a tree that the service's setup made is trimmed: a full install (npm test's
+  // stamp, or an `npm install` by hand, which leaves no stamp) keeps its tools.
+  const trim = service && !existsSync(stampFile('all')) && (first || existsSync(stampFile('service')));
   const pruned = trim && existsSync(stampFile('service')) && !existsSync(join(root, 'node_modules/typescript'));
   say(
     first
