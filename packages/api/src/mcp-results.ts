@@ -58,8 +58,9 @@ export interface McpMailOptions {
   offset: number;
 }
 
-/** Links listed at most, and the longest subject or name shown whole. */
+/** Links, recipients and attachments listed at most, and the longest subject or name shown whole. */
 const MAX_LINKS = 20;
+const MAX_LISTED = 50;
 const MAX_LINE_CHARS = 1000;
 
 /** A fresh marker per result, which the sender cannot know in advance and so cannot forge. */
@@ -74,6 +75,11 @@ const line = (s: string) => {
   return flat.length > MAX_LINE_CHARS ? `${flat.slice(0, MAX_LINE_CHARS)}…` : flat;
 };
 const mailbox = (m: Mailbox) => line(m.name ? `${m.name} <${m.address}>` : m.address);
+const boxed = (m: Mailbox): Mailbox => ({ name: line(m.name), address: line(m.address) });
+/** The first MAX_LISTED of a list, and a note of how many more there were. */
+function firstOf<T>(all: readonly T[]): { shown: T[]; more: string } {
+  return { shown: all.slice(0, MAX_LISTED), more: all.length > MAX_LISTED ? ` and ${all.length - MAX_LISTED} more` : '' };
+}
 
 /** One part of a mail from `offset`, at most `max` characters, and what was left out. */
 export function cutText(text: string, offset: number, max: number): { text: string; total: number; start: number; truncated: boolean; nextOffset: number | undefined } {
@@ -124,18 +130,22 @@ export function mailResult(inbox: string, mail: McpMail, opts: McpMailOptions): 
   const html = opts.includeHtml && mail.html !== null ? cutText(mail.html, opts.offset, opts.maxChars) : undefined;
   const headers = opts.includeHeaders ? headersWithin(mail.headers, opts.maxChars) : undefined;
   const links = followable(mail);
-  const attachments = mail.attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, size: a.size, inline: a.inline }));
+  const attachments = firstOf(mail.attachments.map((a) => ({ id: a.id, filename: line(a.filename), content_type: line(a.content_type), size: a.size, inline: a.inline })));
+  const to = firstOf(mail.to.map(boxed));
+  const cc = firstOf(mail.cc.map(boxed));
+  const recipients = mail.recipients ? firstOf(mail.recipients.map(line)) : undefined;
   const mark = marker();
   const lines = [`Mail ${mail.id} (uuid ${mail.uuid}) in ${inbox}, received ${mail.created_at}.`, UNTRUSTED_NOTICE, `<<<mail content ${mark}>>>`];
   lines.push(`From: ${mailbox(mail.from)}`);
-  if (mail.to.length) lines.push(`To: ${mail.to.map(mailbox).join(', ')}`);
-  if (mail.cc.length) lines.push(`Cc: ${mail.cc.map(mailbox).join(', ')}`);
-  if (mail.recipients?.length) lines.push(`Envelope recipients: ${line(mail.recipients.join(', '))}`);
+  if (to.shown.length) lines.push(`To: ${to.shown.map(mailbox).join(', ')}${to.more}`);
+  if (cc.shown.length) lines.push(`Cc: ${cc.shown.map(mailbox).join(', ')}${cc.more}`);
+  if (recipients?.shown.length) lines.push(`Envelope recipients: ${recipients.shown.join(', ')}${recipients.more}`);
   lines.push(`Subject: ${line(mail.subject)}`);
   if (mail.date) lines.push(`Date: ${mail.date}`);
   lines.push(`Codes: ${mail.codes.length ? mail.codes.map(line).join(', ') : '(none)'}`);
   lines.push(`Links: ${links.length ? '' : '(none)'}`, ...links.map((l) => `  ${line(l)}`));
-  for (const a of attachments) lines.push(`Attachment: ${line(a.filename || '(no name)')} (${line(a.content_type)}, ${a.size} bytes, id ${a.id})`);
+  for (const a of attachments.shown) lines.push(`Attachment: ${a.filename || '(no name)'} (${a.content_type}, ${a.size} bytes, id ${a.id})`);
+  if (attachments.more) lines.push(`Attachments:${attachments.more}`);
   lines.push('', describeCut('Text', text), text.text);
   if (html) lines.push('', describeCut('HTML', html), html.text);
   else if (opts.includeHtml) lines.push('', 'HTML: (this mail has no HTML part)');
@@ -153,15 +163,16 @@ export function mailResult(inbox: string, mail: McpMail, opts: McpMailOptions): 
       id: mail.id,
       uuid: mail.uuid,
       received_at: mail.created_at,
-      from: mail.from,
-      to: mail.to,
-      cc: mail.cc,
-      ...(mail.recipients ? { recipients: mail.recipients } : {}),
-      subject: mail.subject,
+      from: boxed(mail.from),
+      to: to.shown,
+      cc: cc.shown,
+      ...(recipients ? { recipients: recipients.shown } : {}),
+      ...(to.more || cc.more || recipients?.more || attachments.more ? { lists_cut: { to: mail.to.length, cc: mail.cc.length, recipients: mail.recipients?.length ?? 0, attachments: mail.attachments.length } } : {}),
+      subject: line(mail.subject),
       date: mail.date,
       codes: mail.codes,
       links,
-      attachments,
+      attachments: attachments.shown,
       text: text.text,
       text_cut: part(text),
       ...(html ? { html: html.text, html_cut: part(html) } : {}),
@@ -178,8 +189,8 @@ export function mailListResult(inbox: string, mails: McpListedMail[], count: num
     uuid: m.uuid,
     received_at: m.created_at,
     seen: m.seen,
-    from: m.metadata.from,
-    subject: m.metadata.subject,
+    from: boxed(m.metadata.from),
+    subject: line(m.metadata.subject),
     codes: m.metadata.codes,
     has_html: m.metadata.has_html,
     attachments: m.metadata.attachments.length,

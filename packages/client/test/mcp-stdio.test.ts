@@ -165,6 +165,14 @@ describe('temp-inbox mcp over stdio', { timeout: 180_000 }, () => {
     assert.match(rest.mail.text, /END\s*$/);
     assert.equal(rest.mail.text_cut.next_offset, undefined, 'nothing after the last piece');
     assert.ok(rest.mail.html!.length <= 5000 && rest.mail.html_cut.truncated);
+
+    // A subject of 5,000 characters and 60 recipients: a line of 1,000 and 50 of them, with the counts.
+    const crowd = Array.from({ length: 59 }, (_, i) => `person${i}@elsewhere.example`);
+    await send(service, { to: [inbox.address, ...crowd], envelope: { from: 'app@example.com', to: [inbox.address] }, subject: 's'.repeat(5000), text: 'Hi all.' });
+    const crowded = structuredOf<{ mail: { subject: string; to: unknown[]; lists_cut: { to: number } } }>(await call('wait_for_mail', { inbox: inbox.address, after_id: mail.id }));
+    assert.equal(crowded.mail.subject.length, 1001, 'cut at 1,000 characters and an ellipsis');
+    assert.equal(crowded.mail.to.length, 50);
+    assert.equal(crowded.mail.lists_cut.to, 60);
   });
 
   it('times out with a sentence when no mail comes, reporting progress meanwhile', async () => {
@@ -224,6 +232,14 @@ describe('temp-inbox mcp over stdio', { timeout: 180_000 }, () => {
     assert.equal(survivor.address, kept.address);
     assert.match(other.stderr(), new RegExp(`Deleted the inboxes this session created: ${gone.address}\\.`));
 
+    // SIGTERM (an MCP host that stops its servers) ends the session the same way.
+    const stopped = await connectStdio([], { TEMP_INBOX_URL: service.url });
+    const doomed = structuredOf<{ token: string }>(await stopped.client.callTool({ name: 'create_inbox', arguments: {} }));
+    const exited = new Promise<number | null>((resolve) => stopped.transport.onclose = () => resolve(null));
+    process.kill(stopped.transport.pid!, 'SIGTERM');
+    await exited;
+    await until(async () => (await sdk().openInbox(doomed.token).then(() => 200, (err: TempInboxError) => err.status)) === 401, 'the inbox deleted after SIGTERM');
+
     // Its token, given to the command: the session's only inbox, and never deleted by it.
     const again = await connectStdio(['--token', kept.token], { TEMP_INBOX_URL: service.url });
     await send(service, { to: kept.address, subject: 'For the kept one', text: 'Code: 908172' });
@@ -262,6 +278,13 @@ describe('temp-inbox mcp over stdio', { timeout: 180_000 }, () => {
     assert.match(help.stdout, /^Usage: temp-inbox mcp /);
   });
 });
+
+/** Until `ok` resolves true, looking every 20 ms; fails after 10 s. */
+async function until(ok: () => Promise<boolean>, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await ok()); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > deadline) assert.fail(`not within 10 s: ${what}`);
+  }
+}
 
 /** The command from its source entry, stdin closed, as a shell runs it. */
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
