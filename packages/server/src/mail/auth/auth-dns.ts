@@ -23,10 +23,10 @@
 import { Resolver } from 'node:dns/promises';
 import { LRUCache } from 'lru-cache';
 import type { AuthResult } from '@temp-inbox/api';
+import { lookupsForMail, NEGATIVE, RESOLVER_TIMEOUT_MS, type DnsAnswer, type Entry, type MailLookups } from './auth-dns-mail.js';
+import { createServerSilence, NO_REPLY } from './auth-dns-silence.js';
 
-/** What mailauth's resolver option answers: TXT as arrays of strings, MX as objects, A/AAAA/PTR as strings. */
-export type DnsAnswer = unknown[];
-export type MailResolver = (name: string, rrtype: string) => Promise<DnsAnswer>;
+export type { DnsAnswer, MailLookups, MailResolver } from './auth-dns-mail.js';
 
 export interface AuthDnsOptions {
   /** ip or ip:port ([v6]:port) each, as DNS_SERVERS gives them; undefined: the system's. */
@@ -59,52 +59,11 @@ const DEFAULT_MAX_LOOKUPS = 50;
 const FAILURE_TTL_MS = 5000;
 /** How long a check's result is kept (AuthDns.recent): as long as "no such name", the shortest-kept answer. */
 const RECENT_RESULTS_MS = 30_000;
-/** The record types SPF, DKIM, DMARC and ARC ask for; anything else is refused unasked. */
-const RRTYPES = new Set(['TXT', 'A', 'AAAA', 'MX', 'PTR']);
-/** c-ares: first try after 500 ms, then 1 s (each try doubles); the mail's deadline cuts it short anyway. */
-const RESOLVER_TIMEOUT_MS = 500;
+/** c-ares tries twice: after 500 ms (auth-dns-mail.ts RESOLVER_TIMEOUT_MS), then 1 s. */
 const RESOLVER_TRIES = 2;
 
-/** "No such name" and "no such record": answers to remember (briefly), and what mailauth reads as "none". */
-const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA']);
-/** A look-up that no name server answered at all; any other outcome, SERVFAIL too, is an answer. */
-const NO_REPLY = new Set(['ETIMEOUT', 'ECONNREFUSED']);
 /** While the servers are silent, the root question is asked again this often. */
 const SILENT_RECHECK_MS = 5000;
-
-type Entry = { answer: DnsAnswer; bytes: number } | { code: string; bytes: number };
-/** What a look-up still unanswered at its mail's deadline gives (never cached). */
-const TIMED_OUT: Entry = { code: 'ETIMEOUT', bytes: 0 };
-
-/** An error as node:dns gives one (mailauth reads its code), without a stack: capturing one was a tenth of a check. */
-function dnsError(code: string, name: string): Error {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return Object.assign(new Error(`${code} ${name}`), { code });
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
-
-/** A host name DNS can hold: at most 253 characters, labels of 1..63 printable ASCII characters. */
-function plausibleName(name: string): boolean {
-  return name.length > 0 && name.length <= 253 && /^[\x21-\x7e]+$/.test(name) && name.split('.').every((l) => l.length > 0 && l.length <= 63);
-}
-
-export interface MailLookups {
-  /** The resolver for mailauth, bound to this mail's deadline and look-up count. */
-  resolve: MailResolver;
-  /** Whether some look-up of this mail failed temporarily (time-out, SERVFAIL, refused, over budget). */
-  readonly failedTemporarily: boolean;
-  /**
-   * How long every temporary failure these look-ups met is still kept in the cache, so
-   * that the same look-ups would meet it again (milliseconds); undefined when none failed,
-   * or when one failed by this mail's own budget (its deadline or look-up count), which
-   * another mail would not meet.
-   */
-  readonly failureKeptMs: number | undefined;
-}
 
 /** A result of a check kept by its inputs (auth-check.ts): the word, and the domain SPF checked. */
 export interface RecentResult {
@@ -146,41 +105,8 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
     ttlResolution: 1000,
   });
   const inFlight = new Map<string, Promise<Entry>>();
-  const recheckMs = opts.silentRecheckMs ?? SILENT_RECHECK_MS;
-  /** The servers answered nothing, not even the root question, since `lastHeard`. */
-  let silent = false;
-  /** performance.now() of the last answer of any kind, and of the end of the last root question. */
-  let lastHeard = -Infinity;
-  let lastCheck = -Infinity;
-  let checking = false;
-  /** Mails' look-ups waiting for the servers: ended at once when those are found silent. */
-  const waiting = new Set<(e: Entry) => void>();
-
-  function setSilent(now: boolean): void {
-    if (now === silent) return;
-    silent = now;
-    if (silent) for (const end of [...waiting]) end(TIMED_OUT);
-    opts.onSilence?.(silent);
-  }
-
-  function heard(): void {
-    lastHeard = performance.now();
-    setSilent(false);
-  }
-
-  /** Asks the servers for the root's NS records: silent if that goes unanswered and nothing else was answered meanwhile. */
-  function checkServers(): void {
-    if (checking) return;
-    checking = true;
-    const asked = performance.now();
-    resolver.resolve('.', 'NS').then(heard, (err: { code?: string }) => {
-      if (!NO_REPLY.has(String(err?.code))) heard();
-      else if (lastHeard < asked) setSilent(true);
-    }).finally(() => {
-      checking = false;
-      lastCheck = performance.now();
-    });
-  }
+  const silence = createServerSilence(resolver, { recheckMs: opts.silentRecheckMs ?? SILENT_RECHECK_MS, onSilence: opts.onSilence });
+  const { heard } = silence;
   const recent = new LRUCache<string, RecentResult>({ max: opts.maxEntries ?? DEFAULT_MAX_ENTRIES, ttl: RECENT_RESULTS_MS, ttlResolution: 1000 });
 
   /** One look-up on the wire, its answer or its error as an entry, kept (a failure briefly). */
@@ -208,76 +134,13 @@ export function createAuthDns(opts: AuthDnsOptions = {}): AuthDns {
   }
 
   return {
-    forMail(deadline) {
-      let lookups = 0;
-      let failedTemporarily = false;
-      let failureKeptMs = Infinity;
-      /** A failure of this mail's own budget: not one the cache keeps for the next mail. */
-      const overBudget = (name: string): never => {
-        failureKeptMs = 0;
-        return fail('ETIMEOUT', name);
-      };
-      const fail = (code: string, name: string): never => {
-        if (!NEGATIVE.has(code)) failedTemporarily = true;
-        throw dnsError(code, name);
-      };
-      const resolve: MailResolver = async (rawName, rawType) => {
-        const name = String(rawName).toLowerCase().replace(/\.$/, '');
-        const rrtype = String(rawType).toUpperCase();
-        // A name no DNS can hold (a hostile d= or s=) does not exist: nothing is sent for it.
-        if (!RRTYPES.has(rrtype) || !plausibleName(name)) return fail('ENOTFOUND', name);
-        const key = `${rrtype} ${name}`;
-        let entry = cache.get(key);
-        if (!entry) {
-          if (++lookups > maxLookups) return overBudget(name);
-          const left = deadline - performance.now();
-          if (left <= 0) return overBudget(name);
-          if (silent) {
-            if (performance.now() - lastCheck >= recheckMs) checkServers();
-            // Not kept for the next mail either: the servers may answer again at any time.
-            return overBudget(name);
-          }
-          let timer: NodeJS.Timeout | undefined;
-          let end: ((e: Entry) => void) | undefined;
-          // Unanswered when the resolver first asks again: are the servers there at all?
-          const suspect = setTimeout(() => silent || checkServers(), RESOLVER_TIMEOUT_MS);
-          entry = await Promise.race([
-            ask(key, name, rrtype),
-            new Promise<Entry>((resolveTimeout) => {
-              end = resolveTimeout;
-              waiting.add(end);
-              timer = setTimeout(() => resolveTimeout(TIMED_OUT), left);
-            }),
-          ]).finally(() => {
-            clearTimeout(timer);
-            clearTimeout(suspect);
-            waiting.delete(end!);
-          });
-          if (entry === TIMED_OUT) return overBudget(name);
-        }
-        if ('code' in entry) {
-          // A failure the cache holds is met again by every mail while it is held.
-          if (!NEGATIVE.has(entry.code)) failureKeptMs = Math.min(failureKeptMs, cache.getRemainingTTL(key));
-          return fail(entry.code, name);
-        }
-        return entry.answer;
-      };
-      return {
-        resolve,
-        get failedTemporarily() {
-          return failedTemporarily;
-        },
-        get failureKeptMs() {
-          return failedTemporarily && failureKeptMs > 0 && Number.isFinite(failureKeptMs) ? failureKeptMs : undefined;
-        },
-      };
-    },
+    forMail: (deadline) => lookupsForMail(deadline, { cache, ask, silence, maxLookups }),
     recent,
     get cached() {
       return cache.size;
     },
     get silent() {
-      return silent;
+      return silence.silent;
     },
     clear() {
       cache.clear();
