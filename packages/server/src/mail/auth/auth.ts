@@ -14,13 +14,12 @@
 // parse budget for the hashing; past it the thread is ended, and the mails it was
 // checking get temperror). Whatever happens, check() answers a verdict: mail is never
 // refused or lost because of these checks.
-import { Piscina } from 'piscina';
 import type { MailAuth } from '@temp-inbox/api';
 import type { AuthClient } from './auth-check.js';
+import { createAuthPool, type AuthThread } from './auth-pool.js';
 import { createVerdictReuse, reuseKey } from './auth-reuse.js';
 import { unknownVerdict } from './auth-verdict.js';
-import type { AuthBatch, AuthDnsSilence, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
-import { createTaskStarts } from '../task-starts.js';
+import type { AuthBatch, AuthResults } from './auth-worker.js';
 import { forWorker } from '../worker-input.js';
 
 export type { AuthClient } from './auth-check.js';
@@ -29,9 +28,6 @@ export type { AuthClient } from './auth-check.js';
 export const AUTH_BUDGET_MS = 2000;
 /** Checks sent to a thread as one task, at most (those asked for in one turn of the event loop). */
 const BATCH_CHECKS = 16;
-/** Tasks the thread runs at once, so at most 64 checks: each mostly waits for DNS. */
-const CONCURRENT_BATCHES = 4;
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 export interface MailAuthenticatorOptions {
   /** DNS_SERVERS; undefined: the system's resolvers. */
@@ -70,72 +66,22 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
   const cpuMs = opts.cpuMs ?? 5000;
   let closed = false;
   let nextId = 0;
-  const starters = new Map<number, () => void>();
-  /** When tasks start (task-starts.ts); a new thread loads mailauth first. */
-  const starts = createTaskStarts(CONCURRENT_BATCHES);
   /** Checks whose batch is in a thread, by check id: answered by an early result or by the batch's end. */
   const answers = new Map<number, Pick<Queued, 'answer' | 'reuseKey'>>();
-
-  function startPool(): Piscina<AuthBatch, AuthResults> {
-    const p = new Piscina<AuthBatch, AuthResults>({
-      filename: new URL(FROM_SOURCE ? './auth-worker.ts' : './auth-worker.js', import.meta.url).href,
-      minThreads: 1,
-      maxThreads: 1,
-      execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
-      concurrentTasksPerWorker: CONCURRENT_BATCHES,
-      // Piscina's default ('sync') blocks the thread on Atomics.wait between tasks, and with
-      // it the DNS answers and timers of the checks still running there: messages instead.
-      atomics: 'disabled',
-      workerData: { dnsServers: opts.dnsServers, mta: opts.mta } satisfies AuthWorkerData,
-      // Old: a 10 MB message in each of the checks at once, and the DNS cache. Young: small, as
-      // most mail's verdict is reused on the server's thread (auth-reuse.ts) and this thread
-      // allocates little (workers/worker-heap.ts).
-      resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 3 },
-    });
-    p.on('message', (m: Partial<AuthStartedMessage & AuthEarlyResults & AuthDnsSilence> | null) => {
-      if (typeof m?.authTaskStarted === 'number') starters.get(m.authTaskStarted)?.();
-      if (typeof m?.authDnsSilent === 'boolean' && p === pool) dnsSilence(m.authDnsSilent);
-      for (const result of m?.authResults ?? []) settle(result, p);
-    });
-    // As parse.ts: a pool whose worker died while starting is started afresh.
-    p.on('error', () => {
-      if (p.threads.length === 0) restart(p);
-    });
-    return p;
-  }
-  let pool = startPool();
+  // Verdicts the thread said would be the same for the same client and From fields.
+  const reuse = createVerdictReuse();
+  const threads = createAuthPool({ dnsServers: opts.dnsServers, mta: opts.mta, onDnsSilence: opts.onDnsSilence, settle, onRestart: () => reuse.clear() });
+  const { starts, starters, restart } = threads;
   // Checks asked for in one turn of the event loop go to their thread together, as one task:
   // one message each way for the lot instead of one per mail, which under load cost the
   // server's thread more than the rest of taking the mail (docs/decisions.md "Authentication verdicts").
   let queued: Queued[] = [];
-  // Verdicts the thread said would be the same for the same client and From fields.
-  const reuse = createVerdictReuse();
   /** One check's answer from `thread`; kept for reuse when the thread said it may be, and is still the pool's. */
-  function settle([id, verdict, ms]: AuthResults[number], thread: Piscina<AuthBatch, AuthResults>): void {
+  function settle([id, verdict, ms]: AuthResults[number], thread: AuthThread): void {
     const check = answers.get(id);
     if (!check) return;
-    if (ms !== undefined && check.reuseKey !== undefined && thread === pool) reuse.set(check.reuseKey, verdict, ms);
+    if (ms !== undefined && check.reuseKey !== undefined && thread === threads.current()) reuse.set(check.reuseKey, verdict, ms);
     check.answer(verdict);
-  }
-
-  /** What the thread last said of its name servers (auth-dns.ts): passed on when it changes. */
-  let dnsSilent = false;
-  function dnsSilence(silent: boolean): void {
-    if (silent === dnsSilent) return;
-    dnsSilent = silent;
-    opts.onDnsSilence?.(silent);
-  }
-
-  /** Ends the pool's thread (its checks still running answer temperror) and starts another. */
-  function restart(p: Piscina<AuthBatch, AuthResults>): void {
-    if (pool !== p || closed) return;
-    starts.cold();
-    // The new thread knows nothing of its name servers yet, and says so again if they are still silent.
-    dnsSilence(false);
-    // The new thread starts with no DNS answers: neither are verdicts made of them kept.
-    reuse.clear();
-    pool = startPool();
-    void p.destroy();
   }
 
   async function run(): Promise<void> {
@@ -143,7 +89,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     if (batch.length === 0) return;
     if (queued.length > 0) setImmediate(() => void run());
     const id = nextId++;
-    const thread = pool;
+    const thread = threads.current();
     const temperror = () => {
       for (const q of batch) q.answer(unknownVerdict('temperror'));
     };
@@ -163,17 +109,17 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
     try {
       const inputs = await Promise.all(batch.map((q) => forWorker(q.raw)));
       // A task given while the thread has room starts at once; one that may wait is announced when it starts.
-      const announce = starts.mayWait() || thread !== pool;
+      const announce = starts.mayWait() || thread !== threads.current();
       if (announce)
         starters.set(id, () => {
-          if (thread === pool) starts.running();
+          if (thread === threads.current()) starts.running();
           start();
         });
       else start();
       const task: AuthBatch = { id, announce, checks: batch.map((q, i) => ({ id: q.id, raw: inputs[i]!.bytes, client: q.client, deadline: q.deadline, reuse: q.reuseKey !== undefined })) };
       settled = starts.given();
       results = await thread.run(task, { transferList: inputs.flatMap((i) => i.transferList) });
-      if (thread === pool) starts.running();
+      if (thread === threads.current()) starts.running();
     } catch {
       // The thread was ended for the budget, or died: every check not yet answered is temperror.
     } finally {
@@ -202,7 +148,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
       closed = true;
       for (const q of queued) q.answer(unknownVerdict('temperror'));
       queued = [];
-      return pool.destroy();
+      return threads.close();
     },
     get reused() {
       return reuse.reused;
