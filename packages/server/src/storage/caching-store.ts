@@ -12,6 +12,7 @@
 // was lost may still have happened.
 import { LRUCache } from 'lru-cache';
 import type { AddressRecord, NewMail, PurgeResult, Store } from './store.js';
+import { passedThrough } from './store-pass-through.js';
 
 /** A Store that can also tell whether an address's live mail may have changed. */
 export interface VersionedStore extends Store {
@@ -75,71 +76,9 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
   }
 
   return {
-    kind: inner.kind,
-    // Passed through: nothing here changes an address or its mail.
-    createAddress: (address, createdAt, opts) => inner.createAddress(address, createdAt, opts),
-    // Claiming changes none of what is remembered (id, name, creation time).
-    claimAddress: (address) => inner.claimAddress(address),
-    listMails: (addressId, limit, offset) => inner.listMails(addressId, limit, offset),
-    getMail: (addressId, uuid) => inner.getMail(addressId, uuid),
-    openMail: (addressId, uuid) => inner.openMail(addressId, uuid),
-    searchMails: (addressId, query, limit, offset) => inner.searchMails(addressId, query, limit, offset),
-    getAttachment: (addressId, uuid, index) => inner.getAttachment(addressId, uuid, index),
-    openAttachment: (addressId, uuid, index) => inner.openAttachment(addressId, uuid, index),
-    addressUsage: (addressId) => inner.addressUsage(addressId),
-    createSession: (id, createdAt) => inner.createSession(id, createdAt),
-    getSession: (id) => inner.getSession(id),
-    addSessionAddress: (sessionId, addressId, addedAt, max) => inner.addSessionAddress(sessionId, addressId, addedAt, max),
-    listSessionAddresses: (sessionId) => inner.listSessionAddresses(sessionId),
-    rotateSession: (oldId, newId, activeAddressId, renewedAt) => inner.rotateSession(oldId, newId, activeAddressId, renewedAt),
-    deleteSession: (id) => inner.deleteSession(id),
-    externalWriteMark: () => inner.externalWriteMark(),
-    // The operators' admin: nothing here is remembered (an address deleted by the admin
-    // goes through deleteAddress below). Blocks are cached by blocks/block-list.ts,
-    // which follows blocksVersion across nodes.
-    listAddresses: (contains, limit, offset) => inner.listAddresses(contains, limit, offset),
-    addBlock: (block) => inner.addBlock(block),
-    listBlocks: () => inner.listBlocks(),
-    deleteBlock: (id) => inner.deleteBlock(id),
-    blocksVersion: () => inner.blocksVersion(),
-    mailsPerDay: (fromDay) => inner.mailsPerDay(fromDay),
-    topSenders: (since, limit) => inner.topSenders(since, limit),
-    storageUsage: () => inner.storageUsage(),
-    // Passwords (the mail.tm-compatible API): read at each login, never remembered.
-    setAddressPassword: (addressId, hash, at) => inner.setAddressPassword(addressId, hash, at),
-    getAddressPassword: (addressId) => inner.getAddressPassword(addressId),
-    // A mail's kept parse outcome: read from the store each time (it is small, and rare).
-    getMailHead: (addressId, uuid) => inner.getMailHead(addressId, uuid),
-    keepDegradedView: (mailId, view) => inner.keepDegradedView(mailId, view),
-    // Sandboxes: read at each login and session, never remembered here (sandboxes/service.ts keeps
-    // what it needs). Creating one creates its address, which nothing here has remembered missing.
-    putSandbox: (input) => inner.putSandbox(input),
-    getSandbox: (id) => inner.getSandbox(id),
-    findSandbox: (name) => inner.findSandbox(name),
-    listSandboxes: () => inner.listSandboxes(),
-    countSandboxes: () => inner.countSandboxes(),
-    setSandboxPassword: (id, hash, at) => inner.setSandboxPassword(id, hash, at),
-    setSandboxChaos: (id, chaos, at) => inner.setSandboxChaos(id, chaos, at),
+    ...passedThrough(inner),
+    // A sandbox's quota removes mail: a write like any other.
     trimMails: (addressId, maxMails, maxBytes) => writing([addressId], () => inner.trimMails(addressId, maxMails, maxBytes)),
-    // Tags of mails (the Mailpit-compatible API): never remembered, and no response of our own API shows them.
-    setMailTags: (addressId, uuids, tags) => inner.setMailTags(addressId, uuids, tags),
-    mailTags: (addressId, mailIds) => inner.mailTags(addressId, mailIds),
-    listTags: (addressId) => inner.listTags(addressId),
-    renameTag: (addressId, from, to) => inner.renameTag(addressId, from, to),
-    deleteTag: (addressId, tag) => inner.deleteTag(addressId, tag),
-    // Webhooks and their outbox: nothing here is remembered, and none of it changes an
-    // address or its live mail (a delivery reads a mail, deleted or not, by id).
-    putWebhook: (addressId, url, secret, createdAt) => inner.putWebhook(addressId, url, secret, createdAt),
-    getWebhook: (addressId) => inner.getWebhook(addressId),
-    deleteWebhook: (addressId) => inner.deleteWebhook(addressId),
-    claimDeliveries: (claim) => inner.claimDeliveries(claim),
-    deliveriesQueued: () => inner.deliveriesQueued(),
-    finishDelivery: (owner, deliveryId, attempt, release) => inner.finishDelivery(owner, deliveryId, attempt, release),
-    nextDeliveryAt: (operator, after) => inner.nextDeliveryAt(operator, after),
-    listWebhookAttempts: (addressId, limit) => inner.listWebhookAttempts(addressId, limit),
-    pruneWebhooks: (cutoffs) => inner.pruneWebhooks(cutoffs),
-    ping: () => inner.ping(),
-    close: () => inner.close(),
 
     mailSetVersion: (addressId) => versionOf(mailVersions, addressId),
 
