@@ -2,16 +2,13 @@
 // The temp-inbox command: a disposable inbox from a shell script or CI job. Each
 // command has --help; `temp-inbox --help` lists them. Exit codes: 0 done, 1 error,
 // 2 usage error, 3 timeout (no matching mail in time).
-import { formatReport, reportFailed } from './cli-report.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { TempInboxClient, type Inbox, type LinkWaitOptions } from './client.js';
+import { TempInboxClient } from './client.js';
 import { TempInboxError, WaitTimeoutError } from './errors.js';
-import type { Message } from './message.js';
-import { parseDuration } from './duration.js';
+import { inboxCommand, openCommand } from './cli-commands.js';
 import { nearest, optionError, urlProblem } from './cli-hints.js';
+import { EXIT, type Io, UsageError } from './cli-usage.js';
 import { MCP_HELP, MCP_OPTIONS, mcpCommand } from './cli-mcp.js';
-
-const EXIT = { ok: 0, error: 1, usage: 2, timeout: 3 } as const;
 
 const COMMON = `Options for every command:
   --url URL        The service (default: $TEMP_INBOX_URL, else http://localhost:8080).
@@ -140,9 +137,6 @@ HELP['mcp'] = MCP_HELP;
 HELP['delete-address'] = HELP['delete']!;
 HELP['help'] = HELP['main']!;
 
-/** A usage error: exit 2 with a sentence and a pointer to the help. */
-class UsageError extends Error {}
-
 const COMMON_OPTIONS = {
   url: { type: 'string' },
   token: { type: 'string' },
@@ -175,38 +169,6 @@ const OPTIONS = {
 } as const satisfies Record<string, ParseArgsConfig['options']>;
 
 type Command = keyof typeof OPTIONS;
-
-/** --timeout: the server's duration grammar (./duration.ts), in milliseconds. */
-function timeoutOption(text: string): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`The --timeout option takes a duration such as 30s, 500ms, 2m, 1.5h or 1d, not "${text}".`);
-  return ms;
-}
-
-function wholeNumber(name: string, text: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`The --${name} option takes a whole number from ${min} to ${max}, not "${text}".`);
-  return Number(text);
-}
-
-const mailbox = (m: { name: string; address: string }) => (m.name ? `${m.name} <${m.address}>` : m.address);
-
-/** The default view of one mail: a header block, then the text. */
-function formatMessage(m: Message): string {
-  const lines = [`From: ${mailbox(m.from)}`];
-  if (m.to.length) lines.push(`To: ${m.to.map(mailbox).join(', ')}`);
-  if (m.cc.length) lines.push(`Cc: ${m.cc.map(mailbox).join(', ')}`);
-  lines.push(`Subject: ${m.subject}`, `Date: ${m.date ?? m.created_at}`, `Id: ${m.id} (uuid ${m.uuid})`);
-  if (m.codes.length) lines.push(`Codes: ${m.codes.join(', ')}`);
-  if (m.links.length) lines.push(`Links: ${m.links.join(' ')}`);
-  for (const a of m.attachments) lines.push(`Attachment: ${a.filename || '(no name)'} (${a.content_type}, ${a.size} bytes, id ${a.id})`);
-  return `${lines.join('\n')}\n\n${m.text.replace(/\s+$/, '')}\n`;
-}
-
-interface Io {
-  out(text: string): void;
-  err(text: string): void;
-  env: Record<string, string | undefined>;
-}
 
 /**
  * The command line with the options for every command that come before the command
@@ -272,35 +234,8 @@ async function run(args: string[], io: Io): Promise<number> {
       if (positionals.length > n) throw new UsageError(`"${cmd}" takes ${what}, not "${positionals.slice(n).join(' ')}".`);
     };
 
-    if (cmd === 'new' || cmd === 'sandbox') {
-      if (flag('json') && flag('env')) throw new UsageError('Choose one of --json and --env.');
-      let inbox;
-      if (cmd === 'sandbox') {
-        if (positionals[0] !== 'login' || positionals[1] === undefined) throw new UsageError('"sandbox" takes "login NAME".');
-        allowPositionals(2, '"login NAME"');
-        const password = str('password') ?? io.env['TEMP_INBOX_SANDBOX_PASSWORD'];
-        if (password === undefined) throw new UsageError('"sandbox login" needs the password: pass --password, or set TEMP_INBOX_SANDBOX_PASSWORD.');
-        inbox = await client.openSandbox({ name: positionals[1], password });
-      } else {
-        allowPositionals(0, 'no arguments');
-        const name = str('name');
-        const domain = str('domain');
-        inbox = await client.createInbox({ ...(name !== undefined ? { name } : {}), ...(domain !== undefined ? { domain } : {}), fallbackToRandom: !flag('strict') });
-      }
-      if (flag('json')) io.out(`${JSON.stringify({ address: inbox.address, token: inbox.token, jwt: inbox.token }, null, 2)}\n`);
-      else if (flag('env')) {
-        // The values are made of [A-Za-z0-9._@:/-] only; single-quoted all the same.
-        const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-        io.out(
-          [`export TEMP_INBOX_URL=${quote(client.baseUrl)}`, `export TEMP_INBOX_ADDRESS=${quote(inbox.address)}`, `export TEMP_INBOX_TOKEN=${quote(inbox.token)}`, `export TEMP_INBOX_JWT=${quote(inbox.token)}`, ''].join('\n'),
-        );
-      } else {
-        // The token in the link's fragment, which browsers never send to a server.
-        const link = `${client.baseUrl.replace(/\/+$/, '')}/#token=${inbox.token}`;
-        io.out(`${cmd === 'sandbox' ? 'Opened the sandbox' : 'Created the inbox'} ${inbox.address}.\nIts token (for --token or TEMP_INBOX_TOKEN) is ${inbox.token}\nOpen it in a browser: ${link}\n`);
-      }
-      return EXIT.ok;
-    }
+    const line = { cmd, client, io, positionals, str, flag, allowPositionals };
+    if (cmd === 'new' || cmd === 'sandbox') return await openCommand(line);
 
     if (cmd === 'mcp') {
       allowPositionals(0, 'no arguments');
@@ -313,79 +248,7 @@ async function run(args: string[], io: Io): Promise<number> {
     const token = str('token') ?? str('jwt') ?? io.env['TEMP_INBOX_TOKEN'] ?? io.env['TEMP_INBOX_JWT'];
     if (!token) throw new UsageError(`"${cmd}" needs the inbox's token: pass --token, or set TEMP_INBOX_TOKEN (eval "$(temp-inbox new --env)" does).`);
 
-    switch (cmd) {
-      case 'wait': {
-        const contains = str('contains') ?? (flag('link') ? positionals[0] : undefined);
-        allowPositionals(flag('link') && str('contains') === undefined ? 1 : 0, flag('link') ? 'at most one TEXT after --link' : 'no arguments (filters are options: --from, --to, --subject)');
-        if (flag('code') && (flag('link') || str('contains') !== undefined)) throw new UsageError('Choose one of --code and --link.');
-        if (flag('any') && str('since') !== undefined) throw new UsageError('Choose one of --since and --any.');
-        const timeout = str('timeout') === undefined ? 30_000 : timeoutOption(str('timeout')!);
-        const since = flag('any') ? 0 : str('since') !== undefined ? wholeNumber('since', str('since')!, 0) : undefined;
-        const inbox = await client.openInbox(token, since === undefined ? {} : { since });
-        const opts: LinkWaitOptions = { timeout };
-        for (const key of ['from', 'to', 'subject'] as const) if (str(key) !== undefined) opts[key] = str(key)!;
-        if (flag('code')) io.out(`${await inbox.waitForCode(opts)}\n`);
-        else if (flag('link') || contains !== undefined) io.out(`${await inbox.waitForLink({ ...opts, ...(contains !== undefined ? { contains } : {}) })}\n`);
-        else {
-          const message = await inbox.waitForMail(opts);
-          io.out(flag('json') ? `${JSON.stringify(message, null, 2)}\n` : formatMessage(message));
-        }
-        return EXIT.ok;
-      }
-      case 'list': {
-        allowPositionals(0, 'no arguments');
-        const limit = str('limit') === undefined ? 100 : wholeNumber('limit', str('limit')!, 1, 100);
-        const inbox = await openAll(client, token);
-        const { mails, count } = await inbox.list({ limit });
-        if (flag('json')) io.out(`${JSON.stringify({ count, mails }, null, 2)}\n`);
-        else if (count === 0) io.out(`The inbox ${inbox.address} has no mail.\n`);
-        else {
-          for (const m of mails) io.out(`${m.uuid}  ${String(m.id).padStart(4)}  ${m.created_at}  ${m.metadata.from.address || m.source}  ${m.metadata.subject}\n`);
-          if (count > mails.length) io.out(`(${mails.length} of ${count} mails shown.)\n`);
-        }
-        return EXIT.ok;
-      }
-      case 'read': {
-        if (positionals.length === 0) throw new UsageError('"read" needs the uuid of a mail (see "temp-inbox list").');
-        allowPositionals(1, "one mail's uuid");
-        const views = ['text', 'html', 'raw', 'json'].filter(flag);
-        if (views.length > 1) throw new UsageError(`Choose one of --text, --html, --raw and --json, not ${views.map((v) => `--${v}`).join(' and ')}.`);
-        const inbox = await openAll(client, token);
-        const uuid = positionals[0]!;
-        if (flag('raw')) {
-          io.out(await inbox.raw(uuid));
-          return EXIT.ok;
-        }
-        const message = await inbox.read(uuid);
-        if (flag('json')) io.out(`${JSON.stringify(message, null, 2)}\n`);
-        else if (flag('text')) io.out(message.text.endsWith('\n') ? message.text : `${message.text}\n`);
-        else if (flag('html')) {
-          if (message.html === null) {
-            io.err('temp-inbox: This mail has no HTML part; --text shows its text.\n');
-            return EXIT.error;
-          }
-          io.out(message.html.endsWith('\n') ? message.html : `${message.html}\n`);
-        } else io.out(formatMessage(message));
-        return EXIT.ok;
-      }
-      case 'report': {
-        if (positionals.length === 0) throw new UsageError('"report" needs the uuid of a mail (see "temp-inbox list").');
-        allowPositionals(1, "one mail's uuid");
-        const report = await (await openAll(client, token)).report(positionals[0]!, { checkLinks: flag('links') });
-        io.out(flag('json') ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-        return reportFailed(report) ? EXIT.error : EXIT.ok;
-      }
-      case 'delete':
-      case 'delete-address': {
-        allowPositionals(0, 'no arguments');
-        const inbox = await openAll(client, token);
-        await inbox.delete();
-        io.out(`Deleted the inbox ${inbox.address} and all its mail.\n`);
-        return EXIT.ok;
-      }
-      default:
-        throw new UsageError(`"${cmd}" is not a command.`);
-    }
+    return await inboxCommand(line, token);
   } catch (err) {
     if (err instanceof UsageError) {
       const help = command && command in HELP && command !== 'help' ? `temp-inbox ${command} --help` : 'temp-inbox --help';
@@ -403,11 +266,6 @@ async function run(args: string[], io: Io): Promise<number> {
     io.err(`temp-inbox: Something went wrong: ${err instanceof Error ? err.message : String(err)}\n`);
     return EXIT.error;
   }
-}
-
-/** A handle that considers all of the inbox's mail (list, read and delete do not wait). */
-function openAll(client: TempInboxClient, token: string): Promise<Inbox> {
-  return client.openInbox(token, { since: 0 });
 }
 
 const code = await run(process.argv.slice(2), {
