@@ -1,6 +1,7 @@
 // Schemas and static types for every request, response and error body of the
 // temp-inbox interface (version 1.0.0). Imports TypeBox only.
 import { Type, type Static } from '@sinclair/typebox';
+import { ReportSummary } from './report.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -299,6 +300,8 @@ export const ParsedMail = Type.Composite([
   ParsedMailContent,
   // From the stored metadata, not the parse: the verdicts of the mail's arrival.
   Type.Object({ auth: Type.Optional(MailAuth) }),
+  // Kept with the mail once its report was built (docs/api.md "Deliverability report").
+  Type.Object({ report: Type.Optional(Type.Object(ReportSummary.properties, { description: "The mail's report summary, once its report was built (on arrival with SPAM_SCANNER, or at its first GET /api/mail/{uuid}/report); absent until then." })) }),
 ]);
 export type ParsedMail = Static<typeof ParsedMail>;
 

@@ -102,6 +102,26 @@ export const MailReport = Type.Object({
 });
 export type MailReport = Static<typeof MailReport>;
 
+/**
+ * The report in one line per section (docs/api.md "Deliverability report"): kept with the
+ * mail once its report was built (on arrival with SPAM_SCANNER, or at its first
+ * GET /api/mail/{uuid}/report), and carried by webhook deliveries and the parsed view.
+ */
+export const ReportSummary = Type.Object(
+  {
+    verdict: MailReport.properties.verdict,
+    spam: ReportVerdict,
+    html: ReportVerdict,
+    links: ReportVerdict,
+    content: ReportVerdict,
+    sender: ReportVerdict,
+    spam_score: Type.Union([Type.Number(), Type.Null()], { description: "The scanner's score; null when the spam section is unavailable." }),
+    spam_threshold: Type.Union([Type.Number(), Type.Null()], { description: 'The score from which the scanner calls it spam (as the spam section\'s `threshold`); null when unavailable.' }),
+  },
+  { description: 'Each section\'s verdict, as GET /api/mail/{uuid}/report builds it without ?links=check (so `links` only says whether they could be listed), and the spam score.' },
+);
+export type ReportSummary = Static<typeof ReportSummary>;
+
 export const ReportQuery = Type.Object(
   { links: Type.Optional(Type.String({ description: '`check` to fetch each link (HEAD, GET where HEAD is refused) through the address guard; anything else, or absent, only lists them.' })) },
   { additionalProperties: true },

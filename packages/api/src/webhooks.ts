@@ -2,6 +2,7 @@
 // address receives is POSTed there as JSON, signed as the Standard Webhooks specification
 // says (webhook-id, webhook-timestamp, webhook-signature).
 import { Type, type Static } from '@sinclair/typebox';
+import { ReportSummary } from './report.js';
 
 /** Longest webhook URL accepted (docs/security.md "Webhooks"). */
 export const MAX_WEBHOOK_URL_CHARS = 2048;
@@ -86,8 +87,14 @@ export const MailReceivedEvent = Type.Object({
       message_id: Type.String(),
       seen: Type.Boolean({ description: 'false: the mail as it arrived.' }),
       recipients: Type.Optional(Type.Array(Type.String(), { description: "A sandbox's mail only: every envelope recipient, Bcc-only ones included." })),
+      report: Type.Optional(
+        Type.Object(ReportSummary.properties, {
+          description:
+            "The mail's deliverability report in one line per section, when it was ready: with SPAM_SCANNER a delivery waits for it (SPAM_SCANNER_TIMEOUT and 5 s at most); absent when it was not ready by then, or without a scanner before anyone asked for the report.",
+        }),
+      ),
     },
-    { description: 'The mail as GET /api/mails lists it, as it arrived.' },
+    { description: 'The mail as GET /api/mails lists it, as it arrived, with its report summary when ready.' },
   ),
 });
 export type MailReceivedEvent = Static<typeof MailReceivedEvent>;

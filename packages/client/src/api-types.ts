@@ -102,6 +102,16 @@ export type MailReceivedEvent = {
         message_id: string;
         metadata: string;
         recipients?: string[] | undefined;
+        report?: {
+            content: "pass" | "warn" | "fail" | "unavailable";
+            html: "pass" | "warn" | "fail" | "unavailable";
+            links: "pass" | "warn" | "fail" | "unavailable";
+            sender: "pass" | "warn" | "fail" | "unavailable";
+            spam: "pass" | "warn" | "fail" | "unavailable";
+            spam_score: number | null;
+            spam_threshold: number | null;
+            verdict: "pass" | "warn" | "fail";
+        } | undefined;
         seen: boolean;
         source: string;
         uuid: string;
@@ -266,6 +276,16 @@ export type ParsedMail = {
         address: string;
         name: string;
     }[];
+    report?: {
+        content: "pass" | "warn" | "fail" | "unavailable";
+        html: "pass" | "warn" | "fail" | "unavailable";
+        links: "pass" | "warn" | "fail" | "unavailable";
+        sender: "pass" | "warn" | "fail" | "unavailable";
+        spam: "pass" | "warn" | "fail" | "unavailable";
+        spam_score: number | null;
+        spam_threshold: number | null;
+        verdict: "pass" | "warn" | "fail";
+    } | undefined;
     seen: boolean;
     subject: string;
     text: string;

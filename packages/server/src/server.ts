@@ -106,9 +106,9 @@ async function startParts(config: Config, ctx: PartsContext, cleanups: (() => Pr
   const storage = createStorageState({ dir: store.kind === 'sqlite' ? config.storage.dataDir : undefined, minFree: config.storage.diskMinFree });
   const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redis.keyPrefix, logger });
   ctx.onStop(() => bus.close());
-  const { mail, blocks, webhookTuning } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, onStop: ctx.onStop });
+  const { mail, blocks, webhookTuning, report } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, onStop: ctx.onStop });
   const sandboxes = await startSandboxes(config, { store, mail, bus, redis, logger, now });
-  const http = await buildHttpApp(config, { secrets: ctx.secrets, redis, store, storage, mail, blocks, bus, sandboxes, webhookTuning, logger, metrics, now });
+  const http = await buildHttpApp(config, { secrets: ctx.secrets, redis, store, storage, mail, blocks, bus, sandboxes, report, webhookTuning, logger, metrics, now });
   ctx.onStop(() => http.close());
   const smtp = buildSmtp(config, { redis, storage, sandboxes, mail, logger, metrics });
   const smtpPort = await smtp.listen().catch((err: unknown) => {

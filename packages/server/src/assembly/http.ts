@@ -13,16 +13,12 @@ import { createLoginGuard } from '../mailtm/login-guard.js';
 import { createMailtmService } from '../mailtm/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SandboxesService } from '../sandboxes/service.js';
-import { createReportService } from '../report/service.js';
-import { LINK_CHECK_DEFAULTS } from '../report/link-check.js';
+import type { ReportService } from '../report/service.js';
 import { createSessionService } from '../sessions/service.js';
 import type { StorageState } from '../storage/storage-state.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { WebhookTuning } from '../webhooks/dispatcher.js';
 import { createWebhookService } from '../webhooks/service.js';
-
-/** The report's worker reads one message: past this its sections are unavailable (hostile markup the bounds missed). */
-const REPORT_WORKER_TIMEOUT_MS = 10_000;
 
 export interface HttpPartsDeps {
   secrets: { jwtSecret: string; sessionSecret: string };
@@ -33,6 +29,7 @@ export interface HttpPartsDeps {
   blocks: BlockList;
   bus: EventBus;
   sandboxes: SandboxesService;
+  report: ReportService;
   webhookTuning: WebhookTuning;
   logger: Logger;
   metrics: Metrics | undefined;
@@ -51,13 +48,7 @@ export function buildHttpApp(config: Config, deps: HttpPartsDeps): Promise<App> 
     bus: deps.bus,
     sandboxes: deps.sandboxes,
     sessions: createSessionService(store, now),
-    report: createReportService({
-      mail,
-      scanner: config.report.scanner ?? null,
-      scan: { timeoutMs: config.report.scanTimeoutMs, maxBytes: config.report.scanMaxBytes },
-      links: { ...LINK_CHECK_DEFAULTS, allowPrivate: config.report.linksAllowPrivate, lookup: deps.webhookTuning.lookup },
-      workerTimeoutMs: REPORT_WORKER_TIMEOUT_MS,
-    }),
+    report: deps.report,
     webhooks: createWebhookService({ store, allowPrivate: config.webhooks.allowPrivate, lookup: deps.webhookTuning.lookup, resolveTimeoutMs: deps.webhookTuning.timeoutMs, now }),
     challenge: createBotChallenge(config.challenge, { sessionSecret: deps.secrets.sessionSecret, redis, keyPrefix: prefix, now, logger }),
     limiter: createRateLimiter(config.limits.routes, redis, prefix),

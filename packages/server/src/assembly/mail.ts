@@ -14,6 +14,8 @@ import { SESSION_LIFETIME_SECONDS } from '../sessions/service.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import { createDispatcher, exponentialBackoff, type WebhookTuning } from '../webhooks/dispatcher.js';
 import { dnsLookup } from '../webhooks/guard.js';
+import type { ReportService } from '../report/service.js';
+import { buildReport } from './report.js';
 
 /** Webhook delivery: 5 s per attempt, retries for 24 h, 16 attempts in flight per node, a 60 s lease (docs/decisions.md "Webhooks"). */
 const WEBHOOK_DEFAULTS = {
@@ -42,9 +44,11 @@ export interface MailParts {
   mail: MailService;
   blocks: BlockList;
   webhookTuning: WebhookTuning;
+  /** The deliverability report, which with SPAM_SCANNER is also built after each arrival. */
+  report: ReportService;
 }
 
-export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | 'smtp' | 'webhooks'>, deps: MailPartsDeps): MailParts {
+export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | 'smtp' | 'webhooks' | 'report'>, deps: MailPartsDeps): MailParts {
   const { store, logger, metrics, now } = deps;
   const parser = createMessageParser(config.parse);
   deps.onStop(() => parser.close());
@@ -71,6 +75,11 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
   const operator = url && secret ? { url, secret } : undefined;
   const dispatcher = createDispatcher({ ...webhookTuning, store, logger, metrics, now, allowPrivate, operator });
   deps.onStop(() => dispatcher.stop());
+  // Reports read the mail through the mail service, which hands them its arrivals.
+  let mailService: MailService | undefined;
+  const { report, arrivals } = buildReport(config, { store, mail: () => mailService!, lookup: webhookTuning.lookup, wakeDeliveries: () => dispatcher.wake(), logger, now });
+  // Closed before the dispatcher and the parser: the reports under way finish first.
+  if (arrivals) deps.onStop(() => arrivals.close());
   const m = config.mail;
   const mail = createMailService({
     blocks,
@@ -88,9 +97,11 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     addressTtlMs: m.addressTtlMs,
     sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
     outbox: { operator: operator !== undefined, queued: () => dispatcher.wake() },
+    ...(arrivals ? { arrivals } : {}),
     parsedViews: { perClient: config.parse.viewsPerClient, total: config.parse.viewsWaiting },
     onKeepError: (err) => logger.warn({ err }, 'the degraded parsed view of a mail could not be kept'),
     now,
   });
-  return { mail, blocks, webhookTuning };
+  mailService = mail;
+  return { mail, blocks, webhookTuning, report };
 }

@@ -297,7 +297,7 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     default: '(none)',
     accepts: 'rspamd://host:port or spamd://host:port',
     description:
-      "The spam scanner the deliverability report (GET /api/mail/{uuid}/report) asks: rspamd over its HTTP protocol (/checkv2) or SpamAssassin's spamd. Unset: the report's spam section is unavailable. Mail is scanned only when a report is asked for, never on arrival.",
+      "The spam scanner the deliverability report (GET /api/mail/{uuid}/report) asks: rspamd over its HTTP protocol (/checkv2) or SpamAssassin's spamd. Unset: the report's spam section is unavailable. Set, each mail's report is also built after it arrives (never before its 250), and its summary goes with its webhook deliveries, which wait for it up to SPAM_SCANNER_TIMEOUT and 5 s, and with its parsed view.",
     set: (c, r) => (c.report.scanner = r === '' ? undefined : scanner(r)),
   },
   {

@@ -32,7 +32,7 @@ export const toItem = (m: MailSummary): MailListItem => ({
  * A ParsedMail's bytes: the mail's own fields, then the content the parser's worker
  * serialised (a JSON object of the other fields), joined without parsing it again.
  */
-export function parsedMailBody(m: MailSummary, content: Buffer): Buffer {
+export function parsedMailBody(m: MailSummary, content: Buffer, reportSummary?: string): Buffer {
   const own = JSON.stringify({
     id: m.id,
     uuid: m.uuid,
@@ -41,7 +41,9 @@ export function parsedMailBody(m: MailSummary, content: Buffer): Buffer {
     seen: m.seen,
     ...(m.envelope ? { recipients: m.envelope.to } : {}),
   });
-  return Buffer.concat([Buffer.from(`${own.slice(0, -1)},`), content.subarray(1)]);
+  // The report summary as it was kept (JSON text), after the parsed fields.
+  const report = reportSummary === undefined ? '' : `,"report":${reportSummary}`;
+  return Buffer.concat([Buffer.from(`${own.slice(0, -1)},`), content.subarray(1, report ? -1 : undefined), Buffer.from(report ? `${report}}` : '')]);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,7 +1,7 @@
 // Delivery of one message (docs/architecture.md "The way of one mail"): parsed once and
 // its verdicts computed beside the parse, off the event loop; stored once for all its
-// recipients, with a Received: line each; then the webhook outbox is woken and the mail
-// announced on the event bus.
+// recipients, with a Received: line each; then the webhook outbox is woken, the message
+// handed to the reports on arrival (with SPAM_SCANNER) and the mail announced on the event bus.
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { MailMetadata } from '@temp-inbox/api';
@@ -27,6 +27,15 @@ export interface Envelope {
   capture?: MailEnvelope;
 }
 
+/** A stored message as the reports on arrival take it: its mails, its SMTP client and envelope. */
+export interface ArrivedMessage {
+  mails: { id: number; addressId: number; uuid: string }[];
+  client: string;
+  envelope: { ip?: string; helo?: string; from?: string; rcpt?: string };
+  /** Some webhook delivery of these mails was queued. */
+  deliveries: boolean;
+}
+
 export interface DeliveredMail {
   addressId: number;
   uuid: string;
@@ -39,6 +48,8 @@ export interface DeliveryOptions {
   authenticator?: MailAuthenticator | undefined;
   bus?: EventBus | undefined;
   outbox?: { operator: boolean; queued: () => void } | undefined;
+  /** Reports built after arrival (mail/service.ts MailServiceOptions.arrivals). */
+  arrivals?: { webhookWaitMs: number; arrived(message: ArrivedMessage): void } | undefined;
   now: () => number;
   /** Creates a pending catch-all recipient's address (addresses.ts createPending). */
   createPending: (recipient: Recipient) => Promise<Recipient>;
@@ -72,6 +83,9 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
   return async function deliver(env: Envelope): Promise<DeliveredMail[]> {
     const createdAt = now();
     const operatorWebhook = opts.outbox?.operator === true;
+    const arrivals = opts.arrivals;
+    // With reports on arrival, webhook deliveries wait for the summary, within a bound.
+    const webhooksDueAt = arrivals ? { webhooksDueAt: createdAt + arrivals.webhookWaitMs } : {};
     // Time-ordered (RFC 9562 version 7): each insert appends to the uuid index
     // instead of touching a random page of it, which keeps ingest fast in a large store.
     const uuids = env.recipients.map(() => timeOrderedUuid());
@@ -98,7 +112,7 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
       const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt, ...(auth ? { auth } : {}) } satisfies MailMetadata);
       const capture = env.capture;
       const searchText = capture ? `${parsed.searchText}\n${capture.to.join(' ')}` : parsed.searchText;
-      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText, operatorWebhook, ...(capture ? { envelope: capture } : {}) };
+      return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText, operatorWebhook, ...webhooksDueAt, ...(capture ? { envelope: capture } : {}) };
     });
     const ids = await store.insertMails(rows);
     // A sandbox's mail is given the tags of its X-Tags header (Mailpit's), before the 250.
@@ -107,10 +121,18 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
     }
     // The dispatcher looks at the outbox only when some delivery was queued since it last did.
     const queued = store.deliveriesQueued();
-    if (queued !== deliveriesWoken) {
+    const deliveries = queued !== deliveriesWoken;
+    if (deliveries) {
       deliveriesWoken = queued;
       opts.outbox?.queued();
     }
+    // Only queued here: the report is built on a later turn, after the 250 (report/arrival.ts).
+    arrivals?.arrived({
+      mails: rows.map((r, i) => ({ id: ids[i]!, addressId: r.addressId, uuid: r.uuid })),
+      client: env.client,
+      envelope: { ip: env.trace.remoteAddress, helo: env.trace.helo, from: env.sender, rcpt: recipients[0]!.rcpt },
+      deliveries,
+    });
     if (bus) {
       rows.forEach((r, i) =>
         bus.publish(r.addressId, {

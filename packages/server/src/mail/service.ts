@@ -9,7 +9,7 @@ import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList, BlockMatch } from '../blocks/block-list.js';
 import { createAddressBook, type AuthenticatedAddress, type Recipient } from './addresses.js';
 import { createAttachmentReader, type AttachmentStream, type DecodedAttachment } from './attachments.js';
-import { createDelivery, type DeliveredMail, type Envelope } from './delivery.js';
+import { createDelivery, type ArrivedMessage, type DeliveredMail, type Envelope } from './delivery.js';
 import type { EventBus } from './events/events.js';
 import type { MailAuthenticator } from './auth/auth.js';
 import type { MessageParser } from './parse/parse.js';
@@ -17,7 +17,7 @@ import { createParsedViews, type ParsedMailView, type ParsedViewLimits } from '.
 
 export type { AuthenticatedAddress, Recipient } from './addresses.js';
 export type { AttachmentStream, DecodedAttachment } from './attachments.js';
-export type { DeliveredMail, Envelope } from './delivery.js';
+export type { ArrivedMessage, DeliveredMail, Envelope } from './delivery.js';
 export type { ParsedMailView } from './parse/parsed-views.js';
 
 export interface MailServiceOptions {
@@ -55,6 +55,13 @@ export interface MailServiceOptions {
    * mail's own transaction; `queued` is called after a commit that queued some, to send them at once.
    */
   outbox?: { operator: boolean; queued: () => void };
+  /**
+   * Reports built after arrival (SPAM_SCANNER; report/arrival.ts): each stored message is
+   * handed over after its commit, before deliver() resolves, and `arrived` only queues it
+   * (nothing of it runs before the 250). Its webhook deliveries are first due
+   * `webhookWaitMs` after the arrival, sooner once its report summary is kept.
+   */
+  arrivals?: { webhookWaitMs: number; arrived(message: ArrivedMessage): void };
   now?: () => number;
 }
 

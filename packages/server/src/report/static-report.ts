@@ -17,6 +17,8 @@ export interface StaticSections {
   sender: PlainSection;
   links: LinkEntry[];
   linksTruncated: boolean;
+  /** Why the message could not be read (every section unavailable, the links unlisted); absent when it was. */
+  unread?: string;
 }
 
 export type ReportContent = ParsedMailContent & { auth?: MailAuth };

@@ -128,6 +128,9 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
     // A change of the read flag is a change of the mail: lists and mails built before it are not reused.
     setSeen: (addressId, uuid, seen) => writing([addressId], () => inner.setSeen(addressId, uuid, seen)),
     clearMails: (addressId) => writing([addressId], () => inner.clearMails(addressId)),
+    // A kept report summary is part of the parsed view: views built before it are not reused.
+    keepReportSummary: (mails, summary, now) =>
+      summary === null ? inner.keepReportSummary(mails, summary, now) : writing(new Set(mails.map((m) => m.addressId)), () => inner.keepReportSummary(mails, summary, now)),
 
     async purge(cutoffs): Promise<PurgeResult> {
       try {

@@ -1,5 +1,6 @@
 // What the features store beyond addresses and their mail (roles of Store, store.ts): the
-// mail.tm API's passwords, kept parse outcomes, sandboxes and the Mailpit API's tags.
+// mail.tm API's passwords, kept parse outcomes, report summaries, sandboxes and the Mailpit
+// API's tags.
 import type { MailSummary } from './mail-rows.js';
 
 /** A password of an address, for the mail.tm-compatible API (docs/decisions.md "mail.tm accounts"). */
@@ -23,10 +24,26 @@ export interface PasswordStore {
  * parsed again for its parsed view, on any node (docs/decisions.md "Parsed mail").
  */
 export interface ParseOutcomeStore {
-  /** A live mail of the address without its message, and the degraded view kept for it (undefined: none). */
-  getMailHead(addressId: number, uuid: string): Promise<{ mail: MailSummary; degradedView: Buffer | undefined } | undefined>;
+  /** A live mail of the address without its message, the degraded view kept for it and its report summary (JSON text; undefined: none). */
+  getMailHead(addressId: number, uuid: string): Promise<{ mail: MailSummary; degradedView: Buffer | undefined; reportSummary: string | undefined } | undefined>;
   /** Keeps (or replaces) the JSON of a mail's degraded parsed view; it goes with the mail. Nothing for an unknown mail. */
   keepDegradedView(mailId: number, view: Buffer): Promise<void>;
+}
+
+/**
+ * The report summary of a mail (docs/api.md "Deliverability report"): each section's
+ * verdict and the spam score, kept with the mail once its report was built, and read by
+ * getMailHead and the webhook deliveries it goes out with.
+ */
+export interface ReportSummaryStore {
+  /**
+   * Keeps `summary` (JSON text of a ReportSummary) with each of the mails that has none
+   * yet (the first kept stays), and makes their webhook deliveries that wait for it
+   * (NewMail.webhooksDueAt, not yet attempted) due at `now`; null keeps nothing and only
+   * makes those due (no summary is coming). A mail that is gone is skipped. Resolves to how
+   * many deliveries it made due.
+   */
+  keepReportSummary(mails: readonly { id: number; addressId: number }[], summary: string | null, now: number): Promise<number>;
 }
 
 /** A sandbox as stored (docs/decisions.md "Sandboxes"): an SMTP login and the address that holds its mail. */

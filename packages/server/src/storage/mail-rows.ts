@@ -37,6 +37,11 @@ export interface NewMail {
   operatorWebhook?: boolean;
   /** The SMTP envelope, kept for a sandbox's mail (one mail for every recipient). */
   envelope?: MailEnvelope;
+  /**
+   * When its webhook deliveries are first due (default createdAt): later while they wait
+   * for its report summary, which keepReportSummary makes them due at once when it is kept.
+   */
+  webhooksDueAt?: number;
 }
 
 /** MAIL FROM ('' for the null sender) and every RCPT TO of a message a sandbox captured. */

@@ -3,7 +3,7 @@
 import type { Store } from './store.js';
 
 /** What the caching store itself answers: the address look-ups and every write to an address's mail. */
-export type Intercepted = 'getAddress' | 'findAddress' | 'deleteAddress' | 'insertMails' | 'softDeleteMail' | 'setSeen' | 'clearMails' | 'trimMails' | 'purge';
+export type Intercepted = 'getAddress' | 'findAddress' | 'deleteAddress' | 'insertMails' | 'softDeleteMail' | 'setSeen' | 'clearMails' | 'trimMails' | 'keepReportSummary' | 'purge';
 
 export function passedThrough(inner: Store): Omit<Store, Intercepted> {
   return {

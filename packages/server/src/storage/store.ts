@@ -3,7 +3,7 @@
 // the features are declared in operator-store.ts, webhook-store.ts and feature-stores.ts,
 // the rows in mail-rows.ts; all are exported from here too. Rows are storage types; the
 // HTTP layer maps them to the API schemas, never sending a row as is.
-import type { ParseOutcomeStore, PasswordStore, SandboxStore, TagStore } from './feature-stores.js';
+import type { ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxStore, TagStore } from './feature-stores.js';
 import type { AddressRecord, AddressUsage, AttachmentReader, MailRecord, MailReader, MailSummary, NewMail, StoredAttachment } from './mail-rows.js';
 import type { OperatorStore } from './operator-store.js';
 import type { ParsedSearch } from './search-query.js';
@@ -24,7 +24,7 @@ export type {
 export type { AddressOverview, BlockKind, BlockRecord, OperatorStore, StorageUsage } from './operator-store.js';
 export { DAY_MS } from './operator-store.js';
 export type { ClaimedDelivery, WebhookAttempt, WebhookMail, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from './webhook-store.js';
-export type { AddressPassword, ParseOutcomeStore, PasswordStore, SandboxRecord, SandboxStore, TagStore } from './feature-stores.js';
+export type { AddressPassword, ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxRecord, SandboxStore, TagStore } from './feature-stores.js';
 
 export interface SessionRecord {
   id: string;
@@ -131,7 +131,7 @@ export interface PurgeStore {
  * Everything a backend implements: the roles above and the connection itself. A caller
  * that needs one role takes that interface (a Store is each of them).
  */
-export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, SandboxStore, TagStore {
+export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore {
   readonly kind: string;
 
   /**

@@ -12,8 +12,11 @@ export interface WebhookRecord {
   createdAt: number;
 }
 
-/** The fields of a mail a webhook delivery carries (the list item's). */
-export type WebhookMail = Pick<MailSummary, 'id' | 'uuid' | 'source' | 'address' | 'metadata' | 'messageId' | 'createdAt' | 'envelope'>;
+/** The fields of a mail a webhook delivery carries (the list item's), and its report summary once kept. */
+export type WebhookMail = Pick<MailSummary, 'id' | 'uuid' | 'source' | 'address' | 'metadata' | 'messageId' | 'createdAt' | 'envelope'> & {
+  /** JSON text of its ReportSummary, when one was kept by the time the delivery was claimed. */
+  reportSummary?: string;
+};
 
 /** A queued delivery a node has claimed (with a lease), with what it needs to send it. */
 export interface ClaimedDelivery {

@@ -17,7 +17,7 @@ export function newSecret(): string {
 /** The webhook-id of a mail's deliveries: the same for every attempt, so a receiver can drop a repeat. */
 export const messageId = (mailUuid: string) => `msg_${mailUuid}`;
 
-/** The JSON body POSTed for a mail: the same bytes at every attempt. */
+/** The JSON body POSTed for a mail: the same bytes at every attempt, but for a report summary kept after one. */
 export function mailReceivedBody(mail: WebhookMail): string {
   const createdAt = new Date(mail.createdAt).toISOString();
   const event: MailReceivedEvent = {
@@ -34,6 +34,8 @@ export function mailReceivedBody(mail: WebhookMail): string {
       // As it arrived (and as the event stream's mail event has it): the same at every attempt.
       seen: false,
       ...(mail.envelope ? { recipients: mail.envelope.to } : {}),
+      // Once kept (with SPAM_SCANNER the delivery waited for it, within a bound): docs/decisions.md "Deliverability report".
+      ...(mail.reportSummary !== undefined ? { report: JSON.parse(mail.reportSummary) as NonNullable<MailReceivedEvent['data']['report']> } : {}),
     },
   };
   return JSON.stringify(event);

@@ -8,6 +8,7 @@ import type { AddressRecord, MailBody, MailSummary, NewMail, Store } from '../..
 import { PART_BYTES, PartsGoneError } from '../../src/storage/parts.js';
 import { WEBHOOK_CASES } from './webhook-store-contract.js';
 import { SANDBOX_CASES } from './sandbox-store-contract.js';
+import { REPORT_SUMMARY_CASES } from './report-summary-store-contract.js';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -26,7 +27,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: { skip?
       current = undefined;
       if (c) await c.cleanup();
     });
-    for (const [caseName, run] of [...CASES, ...WEBHOOK_CASES, ...SANDBOX_CASES]) {
+    for (const [caseName, run] of [...CASES, ...WEBHOOK_CASES, ...SANDBOX_CASES, ...REPORT_SUMMARY_CASES]) {
       it(caseName, { skip }, async () => {
         assert.ok(current, 'the factory did not produce a store');
         await run(current.store);
@@ -100,7 +101,7 @@ const CASES: Case[] = [
       const a = await address(store, 'parsed@example.com');
       const b = await address(store, 'someone@example.com');
       const { mail, id } = (await mailsAt(store, a, [T0 + 1]))[0]!;
-      assert.deepEqual(await store.getMailHead(a.id, mail.uuid), { mail: summaryOf(mail, id), degradedView: undefined }, 'nothing kept yet');
+      assert.deepEqual(await store.getMailHead(a.id, mail.uuid), { mail: summaryOf(mail, id), degradedView: undefined, reportSummary: undefined }, 'nothing kept yet');
       assert.equal(await store.getMailHead(b.id, mail.uuid), undefined, "another address's mail");
       assert.equal(await store.getMailHead(a.id, randomUUID()), undefined, 'an unknown uuid');
       await store.keepDegradedView(id, Buffer.from('{"degraded":true}'));

@@ -119,7 +119,7 @@ export function cachedMailRoutes(app: RouteApp, { deps, answers, cache }: { deps
       reused(routes.parsedMail, version, body);
       if (body === undefined) {
         const parsed = await mail.readParsed(address.id, request.params.uuid, clientKey(request.ip));
-        body = parsedMailBody(parsed.mail, parsed.content);
+        body = parsedMailBody(parsed.mail, parsed.content, parsed.reportSummary);
         // A degraded view is kept with the mail too (mail/parse/parsed-views.ts): it is the mail's view from now on.
         if (version !== undefined) cache.set(key, version, body);
       }

@@ -19,6 +19,8 @@ export interface ParsedMailView {
   /** JSON bytes of the ParsedMailContent (mail/parse/parsed-view.ts), serialised in the parser's worker. */
   content: Buffer;
   degraded: boolean;
+  /** JSON text of the mail's report summary, once one was kept (store.ts keepReportSummary). */
+  reportSummary: string | undefined;
 }
 
 export interface ParsedViewLimits {
@@ -100,7 +102,7 @@ export function createParsedViews(opts: ParsedViewsOptions): ParsedViews {
       const view = head.degradedView ? { json: head.degradedView, degraded: true } : await parsed(addressId, uuid, head.mail, metadata.attachments.length, client);
       // The authentication verdicts are those of the mail's arrival (they need its SMTP client), kept in its metadata.
       const content = metadata.auth ? Buffer.concat([view.json.subarray(0, -1), Buffer.from(`,"auth":${JSON.stringify(metadata.auth)}}`)]) : view.json;
-      return { mail: head.mail, content, degraded: view.degraded };
+      return { mail: head.mail, content, degraded: view.degraded, reportSummary: head.reportSummary };
     },
     open: () => open,
   };

@@ -104,6 +104,7 @@ export function postgresMailWrites(pool: pg.Pool, transaction: Transaction): Mai
           client,
           ids,
           ids.filter((_, i) => mails[i]!.operatorWebhook === true),
+          mails.map((m) => m.webhooksDueAt ?? null),
         );
         // The admin's mails per day, last: the row stays locked only until the commit.
         const days = new Map<number, number>();

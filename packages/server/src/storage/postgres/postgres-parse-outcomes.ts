@@ -12,14 +12,14 @@ export interface SummaryColumns<R> {
 export function postgresParseOutcomeStore<R extends pg.QueryResultRow>(pool: pg.Pool, summary: SummaryColumns<R>): ParseOutcomeStore {
   return {
     async getMailHead(addressId, uuid) {
-      const { rows } = await pool.query<R & { parse_outcome: Buffer | null }>(
-        `SELECT ${summary.columns}, o.view AS parse_outcome FROM mails m ` +
-          'LEFT JOIN parse_outcomes o ON o.mail_id = m.id WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
+      const { rows } = await pool.query<R & { parse_outcome: Buffer | null; report_summary: string | null }>(
+        `SELECT ${summary.columns}, o.view AS parse_outcome, r.summary AS report_summary FROM mails m ` +
+          'LEFT JOIN parse_outcomes o ON o.mail_id = m.id LEFT JOIN report_summaries r ON r.mail_id = m.id WHERE m.address_id = $1 AND m.uuid = $2 AND m.deleted_at IS NULL',
         [addressId, uuid],
       );
       const row = rows[0];
       if (!row) return undefined;
-      return { mail: summary.of(row), degradedView: row.parse_outcome ?? undefined };
+      return { mail: summary.of(row), degradedView: row.parse_outcome ?? undefined, reportSummary: row.report_summary ?? undefined };
     },
     async keepDegradedView(mailId, view) {
       // Through a SELECT of the mail, so that an outcome never outlives (or precedes) it.

@@ -13,6 +13,7 @@ import { postgresOperatorStore } from './postgres-operator.js';
 import { postgresParseOutcomeStore } from './postgres-parse-outcomes.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresPurgeStore } from './postgres-purge.js';
+import { postgresReportSummaryStore } from './postgres-report-summaries.js';
 import { postgresSandboxStore } from './postgres-sandboxes.js';
 import { postgresSessionStore } from './postgres-sessions.js';
 import { postgresTagStore } from './postgres-tags.js';
@@ -45,6 +46,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     ...postgresSandboxStore(pool, transaction),
     ...postgresTagStore(pool, transaction),
     ...postgresParseOutcomeStore(pool, { columns: M_COLUMNS, of: toSummary }),
+    ...postgresReportSummaryStore(transaction),
     ...postgresWebhookStore(pool),
     // Other nodes write to the same database; there is no cheap way to know when.
     externalWriteMark() {

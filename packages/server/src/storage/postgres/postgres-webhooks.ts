@@ -34,6 +34,7 @@ interface ClaimedRow {
   message_id: string;
   envelope: string | null;
   mail_created_at: string;
+  report_summary: string | null;
 }
 
 interface AttemptRow {
@@ -76,22 +77,34 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   timeouts: r.timeouts ?? 0,
   createdAt: Number(r.created_at),
   addressId: Number(r.address_id),
-  mail: { id: Number(r.mail_id), uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: Number(r.mail_created_at), ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}) },
+  mail: {
+    id: Number(r.mail_id),
+    uuid: r.uuid,
+    source: r.source,
+    address: r.address,
+    metadata: r.metadata,
+    messageId: r.message_id,
+    createdAt: Number(r.mail_created_at),
+    ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}),
+    ...(r.report_summary !== null ? { reportSummary: r.report_summary } : {}),
+  },
 });
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /**
  * Queues the deliveries of mails just inserted (inside insertMails' transaction): one per
- * mail whose address has a webhook, and one per mail in `operatorIds` for the operator's.
+ * mail whose address has a webhook, and one per mail in `operatorIds` for the operator's,
+ * each first due at its mail's `dueAt` (aligned with mailIds; null: when the mail arrived).
  * Answers how many it queued.
  */
-export async function queueWebhooks(client: Queryable, mailIds: number[], operatorIds: number[]): Promise<number> {
+export async function queueWebhooks(client: Queryable, mailIds: number[], operatorIds: number[], dueAt: (number | null)[]): Promise<number> {
   const r = await client.query(
-    'INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) ' +
-      'SELECT w.id, m.id, m.created_at, m.created_at FROM mails m JOIN webhooks w ON w.address_id = m.address_id WHERE m.id = ANY($1::bigint[]) ' +
-      'UNION ALL SELECT NULL, m.id, m.created_at, m.created_at FROM mails m WHERE m.id = ANY($2::bigint[])',
-    [mailIds, operatorIds],
+    'WITH d AS (SELECT * FROM unnest($1::bigint[], $3::bigint[]) AS d (id, due)) ' +
+      'INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) ' +
+      'SELECT w.id, m.id, m.created_at, coalesce(d.due, m.created_at) FROM d JOIN mails m ON m.id = d.id JOIN webhooks w ON w.address_id = m.address_id ' +
+      'UNION ALL SELECT NULL, m.id, m.created_at, coalesce(d.due, m.created_at) FROM d JOIN mails m ON m.id = d.id WHERE d.id = ANY($2::bigint[])',
+    [mailIds, operatorIds, dueAt],
   );
   return r.rowCount ?? 0;
 }
@@ -130,7 +143,7 @@ const LEASE_OPERATOR = 'UPDATE webhook_operator SET lease_owner = $1, not_before
 
 const CLAIMED =
   'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, coalesce(w.timeouts, op.timeouts) AS timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
-  `m.created_at AS mail_created_at FROM ${OUTBOX} JOIN mails m ON m.id = o.mail_id WHERE o.id = ANY($1::bigint[])`;
+  `m.created_at AS mail_created_at, r.summary AS report_summary FROM ${OUTBOX} JOIN mails m ON m.id = o.mail_id LEFT JOIN report_summaries r ON r.mail_id = m.id WHERE o.id = ANY($1::bigint[])`;
 
 /** The most a lease is doubled for the attempts a delivery had (64 times leaseMs), as on SQLite. */
 const LEASE_DOUBLINGS = 6;

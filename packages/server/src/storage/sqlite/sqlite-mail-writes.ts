@@ -67,7 +67,7 @@ function deliveryInserter(db: Database.Database, searchQueue: SearchQueue, queue
           .lastInsertRowid,
       );
       if (m.searchText) searchQueue.add(id, m.addressId, m.searchText);
-      queued(queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true));
+      queued(queueWebhooks(id, m.addressId, m.createdAt, m.operatorWebhook === true, m.webhooksDueAt ?? m.createdAt));
       return id;
     });
   };

@@ -1,6 +1,7 @@
 // Kept parse outcomes (store.ts ParseOutcomeStore) in SQLite: the degraded parsed view of
 // a mail whose parse read only its header block, one row per such mail, removed with the
-// mail by ON DELETE CASCADE (purge of the mail or of its address alike).
+// mail by ON DELETE CASCADE (purge of the mail or of its address alike); the head also
+// reads the mail's report summary (sqlite-report-summaries.ts).
 import type Database from 'better-sqlite3';
 import type { MailSummary, ParseOutcomeStore } from '../store.js';
 
@@ -14,17 +15,17 @@ export interface SummaryColumns<R> {
 export function sqliteParseOutcomeStore<R>(db: Database.Database, write: <T>(run: () => T) => Promise<T>, summary: SummaryColumns<R>): ParseOutcomeStore {
   const q = {
     head: db.prepare(
-      `SELECT ${summary.columns}, o.view AS parse_outcome FROM mails m ` +
-        'LEFT JOIN parse_outcomes o ON o.mail_id = m.id WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
+      `SELECT ${summary.columns}, o.view AS parse_outcome, r.summary AS report_summary FROM mails m ` +
+        'LEFT JOIN parse_outcomes o ON o.mail_id = m.id LEFT JOIN report_summaries r ON r.mail_id = m.id WHERE m.address_id = ? AND m.uuid = ? AND m.deleted_at IS NULL',
     ),
     // Through a SELECT of the mail, so that an outcome never outlives (or precedes) it.
     keep: db.prepare('INSERT INTO parse_outcomes (mail_id, view) SELECT id, ? FROM mails WHERE id = ? ON CONFLICT (mail_id) DO UPDATE SET view = excluded.view'),
   };
   return {
     async getMailHead(addressId, uuid) {
-      const row = q.head.get(addressId, uuid) as (R & { parse_outcome: Buffer | null }) | undefined;
+      const row = q.head.get(addressId, uuid) as (R & { parse_outcome: Buffer | null; report_summary: string | null }) | undefined;
       if (!row) return undefined;
-      return { mail: summary.of(row), degradedView: row.parse_outcome ?? undefined };
+      return { mail: summary.of(row), degradedView: row.parse_outcome ?? undefined, reportSummary: row.report_summary ?? undefined };
     },
     async keepDegradedView(mailId, view) {
       await write(() => q.keep.run(view, mailId));

@@ -15,6 +15,7 @@ import { sqliteOperatorStore } from './sqlite-operator.js';
 import { sqliteParseOutcomeStore } from './sqlite-parse-outcomes.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqlitePurgeStore } from './sqlite-purge.js';
+import { sqliteReportSummaryStore } from './sqlite-report-summaries.js';
 import { sqliteSandboxStore } from './sqlite-sandboxes.js';
 import { sqliteSessionStore } from './sqlite-sessions.js';
 import { sqliteTagStore } from './sqlite-tags.js';
@@ -63,6 +64,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ...sqliteSandboxStore(db, afterSync),
     ...sqliteTagStore(db, afterSync),
     ...sqliteParseOutcomeStore(db, afterSync, { columns: SUMMARY_COLUMNS, of: toSummary }),
+    ...sqliteReportSummaryStore(db, afterSync),
     ...sqliteWebhookStore(db, afterSync),
     externalWriteMark() {
       // Read once per turn of the event loop and shared by the requests handled in it:

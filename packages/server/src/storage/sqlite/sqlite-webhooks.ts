@@ -33,6 +33,7 @@ interface ClaimedRow {
   message_id: string;
   envelope: string | null;
   mail_created_at: number;
+  report_summary: string | null;
 }
 
 interface AttemptRow {
@@ -75,11 +76,24 @@ const toClaimed = (r: ClaimedRow): ClaimedDelivery => ({
   timeouts: r.timeouts ?? 0,
   createdAt: r.created_at,
   addressId: r.address_id,
-  mail: { id: r.mail_id, uuid: r.uuid, source: r.source, address: r.address, metadata: r.metadata, messageId: r.message_id, createdAt: r.mail_created_at, ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}) },
+  mail: {
+    id: r.mail_id,
+    uuid: r.uuid,
+    source: r.source,
+    address: r.address,
+    metadata: r.metadata,
+    messageId: r.message_id,
+    createdAt: r.mail_created_at,
+    ...(r.envelope ? { envelope: JSON.parse(r.envelope) as MailEnvelope } : {}),
+    ...(r.report_summary !== null ? { reportSummary: r.report_summary } : {}),
+  },
 });
 
-/** Queues a stored mail's deliveries: to its address's webhook, and to the operator's when asked; answers how many. Runs inside insertMails' transaction. */
-export type QueueWebhooks = (mailId: number, addressId: number, createdAt: number, operator: boolean) => number;
+/**
+ * Queues a stored mail's deliveries: to its address's webhook, and to the operator's when
+ * asked, first due at `dueAt`; answers how many. Runs inside insertMails' transaction.
+ */
+export type QueueWebhooks = (mailId: number, addressId: number, createdAt: number, operator: boolean, dueAt: number) => number;
 
 export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
   // The address's webhook is looked up first, and the delivery inserted only when there is
@@ -87,10 +101,10 @@ export function sqliteWebhookQueue(db: Database.Database): QueueWebhooks {
   // statement journal for it, in the middle of the mail's transaction), a plain SELECT 1 µs.
   const webhookOf = db.prepare('SELECT id FROM webhooks WHERE address_id = ?').pluck();
   const insert = db.prepare('INSERT INTO webhook_outbox (webhook_id, mail_id, created_at, next_at) VALUES (?, ?, ?, ?)');
-  return (mailId, addressId, createdAt, operator) => {
+  return (mailId, addressId, createdAt, operator, dueAt) => {
     const webhookId = webhookOf.get(addressId) as number | undefined;
-    if (webhookId !== undefined) insert.run(webhookId, mailId, createdAt, createdAt);
-    if (operator) insert.run(null, mailId, createdAt, createdAt);
+    if (webhookId !== undefined) insert.run(webhookId, mailId, createdAt, dueAt);
+    if (operator) insert.run(null, mailId, createdAt, dueAt);
     return (webhookId !== undefined ? 1 : 0) + (operator ? 1 : 0);
   };
 }
@@ -131,7 +145,7 @@ export function sqliteWebhookStore(db: Database.Database, write: <T>(run: () => 
     anyDue: db.prepare(`SELECT 1 FROM ${DUE_FROM} WHERE ${DUE} LIMIT 1`).pluck(),
     claimed: db.prepare(
       'SELECT o.id, o.webhook_id, w.url, w.secret, o.attempts, coalesce(w.timeouts, op.timeouts) AS timeouts, o.created_at, m.id AS mail_id, m.uuid, m.source, m.address, m.address_id, m.metadata, m.message_id, m.envelope, ' +
-        `m.created_at AS mail_created_at FROM ${DUE_FROM} JOIN mails m ON m.id = o.mail_id ` +
+        `m.created_at AS mail_created_at, r.summary AS report_summary FROM ${DUE_FROM} JOIN mails m ON m.id = o.mail_id LEFT JOIN report_summaries r ON r.mail_id = m.id ` +
         'WHERE o.id IN (SELECT value FROM json_each(?))',
     ),
     reschedule: db.prepare('UPDATE webhook_outbox SET next_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?'),
