@@ -9,6 +9,26 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
 /** Runs `fn` in a transaction on one pooled client: committed when it resolves, rolled back when it throws. */
 export type Transaction = <T>(fn: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
 
+/** Runs `fn` in a transaction on one client of `pool`: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // A client whose rollback fails is in an unknown state: destroyed, not reused.
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken = rollbackErr;
+    });
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
 export const query = <R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []) => db.query<R>(text, values);
 
 export interface PoolOptions {
@@ -36,24 +56,7 @@ export async function openPostgresPool(url: string, options: PoolOptions): Promi
   // drops it and the next checkout opens a fresh one. The caller logs it.
   pool.on('error', (err) => options.onIdleError?.(err));
 
-  const transaction: Transaction = async (fn) => {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      // A client whose rollback fails is in an unknown state: destroy it.
-      await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-        broken = rollbackErr;
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
-  };
+  const transaction: Transaction = (fn) => inTransaction(pool, fn);
 
   try {
     await migrate(pool, schema);

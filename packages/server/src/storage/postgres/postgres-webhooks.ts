@@ -8,6 +8,7 @@
 // arrive from pg as strings and are converted here.
 import type pg from 'pg';
 import type { ClaimedDelivery, MailEnvelope, WebhookAttempt, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from '../store.js';
+import { inTransaction } from './postgres-connection.js';
 
 interface WebhookRow {
   id: string;
@@ -167,25 +168,6 @@ const FINISH = (failed: boolean) =>
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
-async function transaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    // A client whose rollback fails is in an unknown state: destroyed, not reused.
-    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-      broken = rollbackErr;
-    });
-    throw err;
-  } finally {
-    client.release(broken);
-  }
-}
-
 export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
   return {
     async putWebhook(addressId, url, secret, createdAt) {
@@ -211,7 +193,7 @@ export function postgresWebhookStore(pool: pg.Pool): WebhookStore {
       // a few times the limit are read, so that each still finds its share.
       const { rows: picked } = await pool.query<{ id: string; webhook_id: string | null }>(PICK, [c.now, c.operator, c.busyWebhooks, c.limit * 4]);
       if (picked.length === 0) return [];
-      const rows = await transaction(pool, async (client) => {
+      const rows = await inTransaction(pool, async (client) => {
         const hookIds = picked.filter((p) => p.webhook_id !== null).map((p) => p.webhook_id!);
         const free = new Set(hookIds.length ? (await client.query<{ id: string }>(LOCK_HOOKS, [hookIds, c.now])).rows.map((r) => r.id) : []);
         // After the webhooks' rows, as every claim locks them, so two claims never wait on each other.
