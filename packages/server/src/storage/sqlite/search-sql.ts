@@ -7,18 +7,10 @@
 import type Database from 'better-sqlite3';
 import type { ParsedSearch, SearchTerm } from '../search-query.js';
 import { indexWord } from '../search-words.js';
+import { SUMMARY_COLUMNS, type SummaryRow } from './summary-row.js';
 
-export interface SearchRow {
-  id: number;
-  uuid: string;
-  source: string;
-  address: string;
-  metadata: string;
-  message_id: string;
-  created_at: number;
-  seen: number;
-  envelope: string | null;
-}
+/** A matching mail's row: the summary's columns (summary-row.ts). */
+export type SearchRow = SummaryRow;
 
 export interface SearchPage {
   rows: SearchRow[];
@@ -28,7 +20,6 @@ export interface SearchPage {
 /** Thrown by search_budget() once the budget is spent; the statement stops with it. */
 export const BUDGET_SPENT = 'temp-inbox: search budget spent';
 
-const COLUMNS = 'm.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.envelope';
 
 interface Statement {
   sql: string;
@@ -122,7 +113,7 @@ export function sqliteSearchPlan(addressId: number, search: ParsedSearch, limit:
     const match = positive.join(' AND ') + (negative.length > 0 ? ` NOT (${negative.join(' OR ')})` : '');
     const from = 'FROM mail_search JOIN mails m ON m.id = mail_search.rowid WHERE mail_search MATCH ? AND m.address_id = ? AND m.deleted_at IS NULL AND search_budget()';
     return {
-      page: { sql: `SELECT ${COLUMNS} ${from}${where} ORDER BY mail_search.rowid DESC LIMIT ? OFFSET ?`, params: [match, addressId, ...filterParams, limit, offset] },
+      page: { sql: `SELECT ${SUMMARY_COLUMNS} ${from}${where} ORDER BY mail_search.rowid DESC LIMIT ? OFFSET ?`, params: [match, addressId, ...filterParams, limit, offset] },
       count:
         filters.length === 0
           ? { sql: 'SELECT count(*) FROM mail_search WHERE mail_search MATCH ? AND search_budget()', params: [match] }
@@ -134,7 +125,7 @@ export function sqliteSearchPlan(addressId: number, search: ParsedSearch, limit:
   const params = [addressId, ...(negative.length > 0 ? [negative.join(' OR ')] : []), ...filterParams];
   const from = `FROM mails m WHERE m.address_id = ? AND m.deleted_at IS NULL AND search_budget()${without}${where}`;
   return {
-    page: { sql: `SELECT ${COLUMNS} ${from} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`, params: [...params, limit, offset] },
+    page: { sql: `SELECT ${SUMMARY_COLUMNS} ${from} ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`, params: [...params, limit, offset] },
     count: { sql: `SELECT count(*) ${from}`, params },
   };
 }

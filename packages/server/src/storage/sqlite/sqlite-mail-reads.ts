@@ -3,17 +3,10 @@
 import type Database from 'better-sqlite3';
 import type { MailEnvelope, MailStore, MailSummary } from '../store.js';
 import { joinParts, partsReader } from '../parts.js';
+import { SUMMARY_COLUMNS, type SummaryRow } from './summary-row.js';
 
-export interface MailRow {
-  id: number;
-  uuid: string;
-  source: string;
-  address: string;
-  metadata: string;
-  message_id: string;
-  created_at: number;
-  seen: number;
-  envelope: string | null;
+/** A mail's row: its summary's columns, and the message's when they are read. */
+export interface MailRow extends SummaryRow {
   raw?: Buffer;
   raw_parts?: number;
   body_id?: number | null;
@@ -33,8 +26,7 @@ interface AttachmentRow {
   rest_bytes: number;
 }
 
-/** The columns of a MailSummary (as m.*), for the queries that read one. */
-export const SUMMARY_COLUMNS = 'm.id, m.uuid, m.source, m.address, m.metadata, m.message_id, m.created_at, m.seen, m.envelope';
+export { SUMMARY_COLUMNS };
 
 export const toSummary = (r: MailRow): MailSummary => ({
   id: r.id,
