@@ -53,6 +53,9 @@ export const routes = {
   // The web UI's configuration (its files are served from the build as they are).
   uiConfig: '/ui-config.json',
 
+  // MCP over HTTP (MCP=on): the Streamable HTTP transport for AI agents (docs/mcp.md).
+  mcp: '/mcp',
+
   // mail.tm's API (MAILTM_API), mounted at mounts.mailtm.
   mailtmDomains: '/mailtm/domains',
   mailtmDomain: '/mailtm/domains/:id',

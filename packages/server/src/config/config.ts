@@ -40,6 +40,9 @@ export const RATE_LIMIT_ROUTES = {
   // POST /api/sandbox/token checks a password (a slow hash); GET /api/sandbox and GET, PUT /api/sandbox/chaos.
   SANDBOX_TOKEN: { max: 10, windowSeconds: 60 },
   SANDBOX: { max: 60, windowSeconds: 60 },
+  // POST, DELETE /mcp (MCP=on): every message of an MCP session, a tool call being one (its waits
+  // also count under EVENTS_PER_CLIENT and EVENTS_PER_ADDRESS, as GET /api/mails/wait does).
+  MCP: { max: 120, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitRule>;
 export type RateLimitRoute = keyof typeof RATE_LIMIT_ROUTES;
 
@@ -169,6 +172,11 @@ export interface MailtmConfig {
   api: boolean;
 }
 
+/** MCP: the Model Context Protocol over HTTP at /mcp (http/routes/mcp.ts; docs/mcp.md). */
+export interface McpConfig {
+  on: boolean;
+}
+
 /** WEBHOOK_*: the operator's webhook and where any webhook may go (webhooks/). */
 export interface WebhooksConfig {
   /** WEBHOOK_URL: sent every mail; undefined = none. */
@@ -245,6 +253,7 @@ export interface Config {
   mailAuth: MailAuthConfig;
   challenge: ChallengeConfig;
   mailtm: MailtmConfig;
+  mcp: McpConfig;
   webhooks: WebhooksConfig;
   events: EventsConfig;
   sandboxes: SandboxesConfig;

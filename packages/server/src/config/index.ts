@@ -20,6 +20,7 @@ export {
   type MailAuthConfig,
   type MailConfig,
   type MailtmConfig,
+  type McpConfig,
   type ParseConfig,
   type RateLimitRoute,
   type RedisConfig,
@@ -39,7 +40,7 @@ export function defaultValue(spec: VariableSpec): string {
 
 /** A configuration of empty sections, for the variables' setters to fill. */
 function emptyConfig(): Config {
-  const sections = ['http', 'smtp', 'storage', 'redis', 'secrets', 'mail', 'parse', 'mailAuth', 'challenge', 'mailtm', 'webhooks', 'events', 'sandboxes', 'report', 'admin', 'metrics', 'log'] as const;
+  const sections = ['http', 'smtp', 'storage', 'redis', 'secrets', 'mail', 'parse', 'mailAuth', 'challenge', 'mailtm', 'mcp', 'webhooks', 'events', 'sandboxes', 'report', 'admin', 'metrics', 'log'] as const;
   const config = Object.fromEntries(sections.map((name) => [name, {}])) as unknown as Config;
   config.limits = { routes: {}, smtp: {}, mailtmLogin: {}, sandboxLogin: {} } as Config['limits'];
   return config;

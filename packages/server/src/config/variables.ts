@@ -202,6 +202,14 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.mailtm.api = bool(r)),
   },
   {
+    name: 'MCP',
+    default: 'off',
+    accepts: 'on or off',
+    description:
+      'Serves MCP (the Model Context Protocol, streamable HTTP) at /mcp, for AI agents: the tools of docs/mcp.md on the inbox of the caller\'s token (Authorization: Bearer) or sandbox login (HTTP Basic). off: /mcp is 404.',
+    set: (c, r) => (c.mcp.on = bool(r)),
+  },
+  {
     name: 'NAME_BLOCKLIST',
     default: DEFAULT_BLOCKLIST,
     accepts: 'comma list of names',

@@ -202,6 +202,9 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
   // One count of what is open for every kind of stream (EVENTS_PER_*).
   const streams = createStreamAdmission(deps.config.events, deps.metrics);
   await app.register(pushRoutes, { deps, streams });
+  // MCP=on: /mcp for AI agents, its waits counted with the streams and waits above. Off: the usual 404.
+  // Loaded only then: the MCP SDK is not loaded by a server that does not serve it.
+  if (deps.config.mcp.on) await app.register((await import('./routes/mcp.js')).mcpRoutes, { deps, streams });
   // MAILTM_API=off: no route under /mailtm, so every path there is the usual 404.
   if (deps.mailtm) await app.register(mailtmRoutes, { prefix: mounts.mailtm, deps, mailtm: deps.mailtm, streams, answers });
   // The sandboxes' Mailpit- and MailHog-compatible APIs: mounted whenever sandboxes can exist

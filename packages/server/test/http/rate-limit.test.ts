@@ -456,6 +456,30 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assert.deepEqual((await request(server.httpUrl, '/api/sandbox/chaos', { jwt, ...SETUP })).json, {}, 'the refused PUT set nothing');
       },
     },
+    MCP: {
+      // Every message of a session counts: initialize, the initialized notification, a tool call.
+      env: { MCP: 'on' },
+      setup: (server) => inbox(server, false),
+      send: async (server, ctx, i) => {
+        const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...(ctx['session'] ? { 'mcp-session-id': ctx['session'] as string } : {}) };
+        const messages = [
+          { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rl', version: '1' } } },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+          { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_inbox', arguments: {} } },
+        ];
+        const res = await request(server.httpUrl, '/mcp', { jwt: ctx['jwt'] as string, headers, body: messages[i] });
+        ctx['session'] ??= res.headers.get('mcp-session-id') ?? undefined;
+        return res;
+      },
+      ok: (res, i) => {
+        assert.equal(res.status, i === 1 ? 202 : 200, res.text);
+        if (i === 2) assert.match(res.text, /"name":"wait_for_mail"/);
+      },
+      noEffect: async (server, { jwt }) => {
+        assert.equal((await settings(server, jwt, SETUP)).status, 200, 'the refused delete_inbox deleted nothing');
+      },
+    },
   };
 
   it('covers every route of RATE_LIMIT_ROUTES', () => {

@@ -19,6 +19,7 @@ const TIGHT = {
   WEBHOOK_ALLOW_PRIVATE: 'true',
   // A sandbox for the Mailpit- and MailHog-compatible APIs.
   SANDBOXES: 'rl-box:rl-box-secret',
+  MCP: 'on',
   ...Object.fromEntries(Object.keys(RATE_LIMIT_ROUTES).map((route) => [`RATE_LIMIT_${route}`, '2/60'])),
   SMTP_RATE_MESSAGES: '2/60',
   SMTP_RATE_RECIPIENTS: '2/60',
@@ -131,6 +132,8 @@ describe('RATE_LIMITS=off', () => {
         MAILPIT: () => get('/mailpit/api/v1/info', { jwt: undefined, headers: { authorization: `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}` } }),
         MAILHOG: () => get('/mailhog/api/v2/messages', { jwt: undefined, headers: { authorization: `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}` } }),
         WEBHOOK: (i) => [() => get('/api/webhook', { method: 'PUT', body: { url: 'http://127.0.0.1:8081/hook' } }), () => get('/api/webhook'), () => get('/api/webhook/deliveries')][i]!(),
+        // An MCP session's first message, each time.
+        MCP: () => get('/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rl', version: '1' } } }, headers: { accept: 'application/json, text/event-stream' } }),
         SANDBOX_TOKEN: () => request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'rl-box', password: 'rl-box-secret' }, localAddress: CLIENT }),
         SANDBOX: async (i) => {
           const jwt = (await request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'rl-box', password: 'rl-box-secret' }, localAddress: setupAddress() })).json.jwt as string;

@@ -1,6 +1,6 @@
 // The server registers exactly the routes of @temp-inbox/api's table (docs/architecture.md
 // "One API contract"): with every optional group on (mail.tm, sandboxes' Mailpit and MailHog,
-// admin, metrics), each registered path is in the table and each path of the table is
+// admin, metrics, MCP), each registered path is in the table and each path of the table is
 // registered. The web build's own files are the only other routes.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +41,7 @@ describe('route table: the server registers exactly the paths of @temp-inbox/api
   let paths: Map<string, string[]>;
 
   before(async () => {
-    server = await startTestServer({ MAILTM_API: 'on', SANDBOXES: 'table-box:table-secret', ADMIN_TOKEN, METRICS_TOKEN: 'metrics-token-for-the-table' });
+    server = await startTestServer({ MAILTM_API: 'on', MCP: 'on', SANDBOXES: 'table-box:table-secret', ADMIN_TOKEN, METRICS_TOKEN: 'metrics-token-for-the-table' });
     paths = registered(server.http.printRoutes({ commonPrefix: false }));
   });
   after(async () => server?.close());
