@@ -87,6 +87,8 @@ export interface SmtpConfig {
   dataRateWindowMs: number;
   transactionTimeoutMs: number;
   commandTimeoutMs: number;
+  /** SMTP_IDLE_TIMEOUT: smtp-server's socket time-out (421, then closed). */
+  idleTimeoutMs: number;
   maxJunkCommands: number;
   maxBadRecipients: number;
   badRecipientDelayMs: number;

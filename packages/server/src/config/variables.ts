@@ -402,6 +402,13 @@ export const CONFIG_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.smtp.commandTimeoutMs = duration(r)),
   },
   {
+    name: 'SMTP_IDLE_TIMEOUT',
+    default: '60s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'Longest silence of an SMTP client (no byte at all, in DATA too); it is told 421 and the connection is closed.',
+    set: (c, r) => (c.smtp.idleTimeoutMs = duration(r)),
+  },
+  {
     name: 'SMTP_MAX_JUNK_COMMANDS',
     default: '100',
     accepts: 'integer, 0 = no limit',

@@ -186,7 +186,7 @@ function serverSettings(opts: SmtpOptions, auth: boolean, tls: { cert: Buffer; k
     ...(tls ?? {}),
     disableReverseLookup: true,
     logger: false,
-    socketTimeout: 60_000,
+    socketTimeout: opts.idleTimeoutMs,
     closeTimeout: 5_000,
   };
 }

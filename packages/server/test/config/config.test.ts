@@ -24,6 +24,8 @@ describe('configuration', () => {
     const c = loadConfig({});
     assert.equal(c.http.port, 8080);
     assert.equal(c.smtp.port, 2525);
+    assert.equal(c.smtp.idleTimeoutMs, 60_000, 'SMTP_IDLE_TIMEOUT: a silent client is closed after a minute');
+    assert.equal(loadConfig({ SMTP_IDLE_TIMEOUT: '90s' }).smtp.idleTimeoutMs, 90_000);
     assert.equal(c.http.host, '0.0.0.0');
     assert.equal(c.storage.dataDir, './data');
     assert.deepEqual(c.mail.domains, ['temp-inbox.localhost']);
