@@ -87,9 +87,10 @@ const rank = (f) => {
 const parallel = files.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 const alone = files.filter((f) => ALONE.has(f));
 
-// As many files as cores (at least 2: most wait on timers, child processes and round trips
-// more than they compute); four at once on 2 cores starved the timed ones (ALONE above).
-const fallback = Math.min(8, Math.max(2, availableParallelism()));
+// One and a half files a core (3 on 2 cores, at most 8): a file computes about half of its
+// time and waits on timers, child processes and round trips the rest (the CPU figures this
+// prints), so 3 keep 2 cores busy with some room; 4 left none, and the timed files starved.
+const fallback = Math.min(8, Math.max(2, Math.round(availableParallelism() * 1.5)));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? fallback);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`temp-inbox tests: TEST_CONCURRENCY must be a whole number of at least 1, not ${process.env.TEST_CONCURRENCY}`);
