@@ -7,7 +7,8 @@
 // consumer files (ESM, CJS, a playwright.config.ts). The server's alone too: it carries @temp-inbox/api inside
 // (bundleDependencies) and its command starts the service. Then all of them together:
 // `npx temp-inbox --help`, `npx temp-inbox-server --help`, and startTempInbox() with an
-// SDK round trip (a mail sent over SMTP, its code read back). Every package the installs
+// SDK round trip (a mail sent over SMTP, its code read back), and `npx temp-inbox mcp`
+// through an MCP client. Every package the installs
 // bring in accepts the declared Node range. The tarballs hold the build that `npm test`'s
 // setup made; nothing here rebuilds the dist/ that other tests read (`--ignore-scripts`,
 // except for the server, whose prepack only links the api beside it to be bundled).
@@ -442,5 +443,41 @@ if (existsSync(dataDir)) throw new Error('the data directory is still there');
     const result = await run(process.execPath, ['roundtrip.mjs'], consumer, 60_000);
     assert.equal(result.code, 0, result.out);
     assert.deepEqual(JSON.parse(result.out.trim().split('\n').pop()!), { code: '640213', link: 'https://app.example/verify?t=1', subject: 'Verify', raw: true });
+  });
+
+  it('npx temp-inbox mcp serves MCP over stdio to an MCP client, in the installed project', async (t) => {
+    if (unavailable) return t.skip(unavailable);
+    writeFileSync(
+      join(consumer, 'mcp.mjs'),
+      `import { startTempInbox } from '@temp-inbox/server';
+import { TempInboxClient } from '@temp-inbox/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const service = await startTempInbox({ env: { AUTH_CHECKS: 'off' } });
+try {
+  const transport = new StdioClientTransport({ command: 'npx', args: ['--offline', 'temp-inbox', 'mcp'], env: { ...process.env, TEMP_INBOX_URL: service.url }, stderr: 'ignore' });
+  const client = new Client({ name: 'packaged', version: '1.0.0' });
+  await client.connect(transport);
+  const { tools } = await client.listTools();
+  const created = await client.callTool({ name: 'create_inbox', arguments: { name: 'packed-mcp' } });
+  const listed = await client.callTool({ name: 'list_mail', arguments: {} });
+  await client.close();
+  // The session's inbox went with it.
+  const gone = await new TempInboxClient({ baseUrl: service.url }).openInbox(created.structuredContent.token).then(() => 'still there', (err) => err.status);
+  console.log(JSON.stringify({ tools: tools.map((t) => t.name), address: created.structuredContent.address.split('@')[0], count: listed.structuredContent.count, gone }));
+} finally {
+  await service.stop();
+}
+`,
+    );
+    const result = await run(process.execPath, ['mcp.mjs'], consumer, 60_000);
+    assert.equal(result.code, 0, result.out);
+    assert.deepEqual(JSON.parse(result.out.trim().split('\n').pop()!), {
+      tools: ['create_inbox', 'wait_for_mail', 'get_code', 'get_link', 'list_mail', 'read_mail', 'delete_mail', 'delete_inbox'],
+      address: 'packed-mcp',
+      count: 0,
+      gone: 401,
+    });
   });
 });
