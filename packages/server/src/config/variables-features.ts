@@ -1,0 +1,119 @@
+// The environment variables of mail's size and retention, event streams, metrics, the
+// admin, webhooks, the deliverability report and the log (a part of CONFIG_VARIABLES,
+// variables.ts).
+import { bool, ConfigError, duration, LOG_LEVELS, optional, positiveInt, webhookUrl } from './values.js';
+import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
+import { isSecret } from '../domain/webhook-secret.js';
+import { parseScanner } from '../domain/spam-scanner-url.js';
+import type { VariableSpec } from './variable-spec.js';
+
+/** SPAM_SCANNER's value, or the form it takes. */
+function scanner(raw: string) {
+  try {
+    return parseScanner(raw);
+  } catch {
+    throw new ConfigError('rspamd://host:port or spamd://host:port');
+  }
+}
+
+export const FEATURE_VARIABLES: VariableSpec[] = [
+  { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.mail.maxMessageBytes = positiveInt(r)) },
+  { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mail.mailTtlMs = duration(r)) },
+  { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.mail.addressTtlMs = duration(r)) },
+  { name: 'SWEEP_INTERVAL', default: '1m', accepts: 'duration (s, m, h, d)', description: 'How often the retention sweep runs.', set: (c, r) => (c.mail.sweepIntervalMs = duration(r)) },
+  {
+    name: 'EVENTS_HEARTBEAT',
+    default: '15s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'How often an idle GET /api/events stream gets a comment line (keeps proxies from closing it) and its token is checked again.',
+    set: (c, r) => (c.events.heartbeatMs = duration(r)),
+  },
+  {
+    name: 'METRICS_TOKEN',
+    default: '(unset = no /metrics)',
+    accepts: 'string, 16+ characters',
+    description: 'Serves Prometheus metrics at GET /metrics to requests with "Authorization: Bearer <this token>".',
+    set: (c, r) => {
+      if (r !== '' && r.length < 16) throw new ConfigError('a token of at least 16 characters (or leave it unset for no /metrics)');
+      c.metrics.token = optional(r);
+    },
+  },
+  {
+    name: 'ADMIN_TOKEN',
+    default: '(unset = no admin)',
+    accepts: '32+ printable ASCII characters, no spaces, 6+ different, no pattern',
+    description: 'Enables the operators\' admin: /api/admin/* and the page at /admin, for requests with "Authorization: Bearer <this token>" (docs/deploy.md "Admin"). Unset, both are 404.',
+    set: (c, r) => {
+      // It travels in an HTTP header: visible ASCII only.
+      if (r !== '' && !/^[\x21-\x7e]{32,}$/.test(r)) throw new ConfigError('a token of at least 32 printable ASCII characters without spaces (or leave it unset for no admin)');
+      if (r !== '' && isWeakSecret(r)) throw new ConfigError(`a token of at least 32 printable ASCII characters without spaces, ${WEAK_SECRET_HINT} (or leave it unset for no admin)`);
+      c.admin.token = optional(r);
+    },
+  },
+  {
+    name: 'WEBHOOK_URL',
+    default: '(unset = none)',
+    accepts: 'http(s) URL',
+    description:
+      "The operator's webhook: every mail any address receives is POSTed there as JSON, signed with WEBHOOK_SECRET (docs/api.md \"Webhooks\"). Needs WEBHOOK_SECRET; never printed.",
+    set: (c, r) => (c.webhooks.url = r === '' ? undefined : webhookUrl(r)),
+  },
+  {
+    name: 'WEBHOOK_SECRET',
+    default: '(unset)',
+    accepts: 'whsec_ + base64 of 24-64 bytes',
+    description: 'Signing key of WEBHOOK_URL\'s deliveries, as Standard Webhooks writes keys (e.g. "whsec_$(openssl rand -base64 32)"); required with WEBHOOK_URL, never printed.',
+    set: (c, r) => {
+      if (r !== '' && !isSecret(r)) throw new ConfigError('whsec_ followed by the base64 of 24 to 64 random bytes');
+      c.webhooks.secret = optional(r);
+    },
+  },
+  {
+    name: 'WEBHOOK_ALLOW_PRIVATE',
+    default: 'false',
+    accepts: 'true or false',
+    description:
+      'true lets webhooks (WEBHOOK_URL and every address\'s) go to loopback, private and carrier-grade NAT addresses: for intranets and tests. Link-local (cloud metadata), multicast and reserved addresses stay refused.',
+    set: (c, r) => (c.webhooks.allowPrivate = bool(r)),
+  },
+  {
+    name: 'SPAM_SCANNER',
+    default: '(none)',
+    accepts: 'rspamd://host:port or spamd://host:port',
+    description:
+      "The spam scanner the deliverability report (GET /api/mail/{uuid}/report) asks: rspamd over its HTTP protocol (/checkv2) or SpamAssassin's spamd. Unset: the report's spam section is unavailable. Set, each mail's report is also built after it arrives (never before its 250), and its summary goes with its webhook deliveries, which wait for it up to SPAM_SCANNER_TIMEOUT and 5 s, and with its parsed view.",
+    set: (c, r) => (c.report.scanner = r === '' ? undefined : scanner(r)),
+  },
+  {
+    name: 'SPAM_SCANNER_TIMEOUT',
+    default: '10s',
+    accepts: 'duration (s, m, h, d)',
+    description: 'How long one scan may take; past it the spam section is unavailable.',
+    set: (c, r) => (c.report.scanTimeoutMs = duration(r)),
+  },
+  {
+    name: 'SPAM_SCANNER_MAX_BYTES',
+    default: '2097152',
+    accepts: 'positive integer (bytes)',
+    description: 'Larger mail is not sent to the scanner (the spam section says so).',
+    set: (c, r) => (c.report.scanMaxBytes = positiveInt(r)),
+  },
+  {
+    name: 'REPORT_LINKS_ALLOW_PRIVATE',
+    default: 'false',
+    accepts: 'true or false',
+    description:
+      "true lets the report's link check (?links=check) fetch loopback and private addresses: for intranets and tests. Link-local (cloud metadata), multicast and reserved addresses stay refused.",
+    set: (c, r) => (c.report.linksAllowPrivate = bool(r)),
+  },
+  {
+    name: 'LOG_LEVEL',
+    default: 'info',
+    accepts: LOG_LEVELS.join(', '),
+    description: 'Structured (JSON) log verbosity.',
+    set: (c, r) => {
+      if (!LOG_LEVELS.includes(r)) throw new ConfigError(`one of ${LOG_LEVELS.join(', ')}`);
+      c.log.level = r;
+    },
+  },
+];
