@@ -202,3 +202,30 @@ describe('MCP over HTTP (MCP=on)', { timeout: 120_000 }, () => {
     assert.equal(res.status, 404, res.text);
   });
 });
+
+describe('MCP over HTTP: sessions per client', () => {
+  it('a client may have 16 sessions open at once; the 17th is a plain 429 until one ends', async () => {
+    const server = await startTestServer({ MCP: 'on' });
+    try {
+      const { jwt } = await createAddress(server);
+      const initialize = () => request(server.httpUrl, '/mcp', { jwt, headers: ACCEPT, body: INITIALIZE });
+      const ids: string[] = [];
+      for (let i = 0; i < 16; i++) {
+        const res = await initialize();
+        assert.equal(res.status, 200, `session ${i + 1}: ${res.text}`);
+        ids.push(res.headers.get('mcp-session-id')!);
+      }
+      assert.equal(new Set(ids).size, 16);
+      const refused = await initialize();
+      assert.equal(refused.status, 429, refused.text);
+      assert.match(refused.headers.get('content-type') ?? '', /^text\/plain/);
+      assert.match(refused.text, /^At most 16 MCP sessions may be open from one client; end one \(DELETE \/mcp with its Mcp-Session-Id\)/);
+      assert.match(refused.headers.get('retry-after') ?? '', /^\d+$/);
+      const ended = await request(server.httpUrl, '/mcp', { method: 'DELETE', jwt, headers: { ...ACCEPT, 'mcp-session-id': ids[0]! } });
+      assert.equal(ended.status, 200, ended.text);
+      assert.equal((await initialize()).status, 200, 'room again once one ended');
+    } finally {
+      await server.close();
+    }
+  });
+});
