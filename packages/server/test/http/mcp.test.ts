@@ -229,3 +229,25 @@ describe('MCP over HTTP: sessions per client', () => {
     }
   });
 });
+
+describe('MCP over HTTP: shutdown', () => {
+  it('a server that stops ends a wait in progress at once, with a sentence', async () => {
+    const server = await startTestServer({ MCP: 'on', METRICS_TOKEN });
+    let client: Client | undefined;
+    try {
+      const { jwt } = await createAddress(server);
+      ({ client } = await connect(server, `Bearer ${jwt}`));
+      const waiting = client.callTool({ name: 'wait_for_mail', arguments: { timeout_seconds: 300 } });
+      await untilPushOpen(server, { wait: 1 });
+      const started = Date.now();
+      await server.close();
+      assert.ok(Date.now() - started < 5000, `the server took ${Date.now() - started} ms to close`);
+      const result = await waiting;
+      assert.equal(result.isError, true);
+      assert.equal(text(result), 'The server is shutting down; call again in a moment.');
+    } finally {
+      await client?.close().catch(() => undefined);
+      await server.close().catch(() => undefined);
+    }
+  });
+});
