@@ -185,7 +185,9 @@ describe('temp-inbox mcp over stdio', { timeout: 180_000 }, () => {
     assert.match(textOf(result), new RegExp(`^No mail with a code from "nobody\\.example" reached ${inbox.address} within 3 s\\.`));
     assert.equal(structuredOf(result)['timed_out'], true);
     assert.ok(took >= 3000 && took < 6000, `took ${took} ms`);
-    assert.deepEqual(progress.map((p) => p.progress), [0, 2], JSON.stringify(progress));
+    // At once, then every 2 s: 0 and 2 (a loaded machine may report the second a little late, never twice the same).
+    const values = progress.map((p) => p.progress);
+    assert.ok(values.length >= 2 && values[0] === 0 && values.every((v, i) => i === 0 || (v > values[i - 1]! && v >= 2 && v <= 3)), JSON.stringify(progress));
     assert.ok(progress.every((p) => p.total === 3 && /^Waiting for mail with a code at /.test(p.message ?? '')));
   });
 
