@@ -48,6 +48,14 @@ export default tseslint.config(
     },
   },
   {
+    // The benches use what a user of the packages can: their public entries, never a
+    // package's sources, build internals or tests (docs/architecture.md "Packages").
+    files: ['bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/packages/*/src/**', '**/packages/*/dist/**', '**/packages/*/test/**', '@temp-inbox/*/src/**', '@temp-inbox/*/dist/**'], message: 'bench/ imports only the packages\' public entries (@temp-inbox/server, @temp-inbox/client, @temp-inbox/api).' }] }],
+    },
+  },
+  {
     // node:test's describe() and it() return promises the runner itself awaits.
     files: ['**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },
