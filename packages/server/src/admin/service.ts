@@ -29,6 +29,11 @@ export interface AdminService {
   createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }>;
   /** Deletes the address with its mail (its token stops working, open streams end); the record it had. */
   deleteAddress(id: number): Promise<AddressRecord>;
+  /**
+   * Frees retired names (docs/decisions.md "Deleted address"): the tombstone of one address
+   * (as typed: name@domain, case-insensitive), or every tombstone; how many were removed.
+   */
+  purgeTombstones(address?: string): Promise<number>;
   listMails(id: number, limit: number, offset: number): Promise<{ address: AddressRecord; page: { results: MailSummary[]; count: number } }>;
   getMail(id: number, uuid: string): Promise<MailRecord>;
   listBlocks(): Promise<BlockRecord[]>;
@@ -64,6 +69,10 @@ export function createAdminService(opts: { store: Store; mail: MailService; bloc
       const address = await addressById(id);
       if (!(await mail.deleteAddress(id))) throw notFound('No such address.');
       return address;
+    },
+
+    purgeTombstones(address?: string): Promise<number> {
+      return mail.purgeTombstones(address?.trim().toLowerCase());
     },
 
     async listMails(id: number, limit: number, offset: number): Promise<{ address: AddressRecord; page: { results: MailSummary[]; count: number } }> {

@@ -5,6 +5,7 @@ import { createBlockList, type BlockList } from '../blocks/block-list.js';
 import type { Config } from '../config/index.js';
 import { foldName } from '../domain/names.js';
 import { createTokens } from '../domain/tokens.js';
+import { createTombstones } from '../domain/tombstones.js';
 import { createMailAuthenticator } from '../mail/auth/auth.js';
 import type { EventBus } from '../mail/events/events.js';
 import { createMessageParser } from '../mail/parse/parse.js';
@@ -95,6 +96,7 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     names: { customNames: m.customNames, blocklist: new Set(m.nameBlocklist.map(foldName)), domains: m.domains },
     mailTtlMs: m.mailTtlMs,
     addressTtlMs: m.addressTtlMs,
+    tombstones: createTombstones(deps.jwtSecret, m.addressTombstoneTtlMs),
     sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
     outbox: { operator: operator !== undefined, queued: () => dispatcher.wake() },
     ...(arrivals ? { arrivals } : {}),

@@ -133,6 +133,8 @@ export interface MailConfig {
   maxMessageBytes: number;
   mailTtlMs: number;
   addressTtlMs: number;
+  /** ADDRESS_TOMBSTONE_TTL: how long a deleted or expired address's tombstone holds its name; 0 = for ever. */
+  addressTombstoneTtlMs: number;
   sweepIntervalMs: number;
   addressMaxMails: number;
   addressMaxBytes: number;

@@ -20,6 +20,13 @@ export const FEATURE_VARIABLES: VariableSpec[] = [
   { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.mail.maxMessageBytes = positiveInt(r)) },
   { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mail.mailTtlMs = duration(r)) },
   { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.mail.addressTtlMs = duration(r)) },
+  {
+    name: 'ADDRESS_TOMBSTONE_TTL',
+    default: 'forever',
+    accepts: 'forever, 0 (= forever) or a duration (s, m, h, d)',
+    description: 'How long a deleted or expired address keeps its name from being taken again (its tombstone, a keyed hash of the address under JWT_SECRET). Admins purge tombstones with DELETE /api/admin/tombstones.',
+    set: (c, r) => (c.mail.addressTombstoneTtlMs = r.toLowerCase() === 'forever' || r === '0' ? 0 : duration(r)),
+  },
   { name: 'SWEEP_INTERVAL', default: '1m', accepts: 'duration (s, m, h, d)', description: 'How often the retention sweep runs.', set: (c, r) => (c.mail.sweepIntervalMs = duration(r)) },
   {
     name: 'EVENTS_HEARTBEAT',

@@ -4,6 +4,7 @@
 import { conflict, unauthorized } from '../domain/errors.js';
 import { allowedName, normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import { isSandboxAddress } from '../domain/sandboxes.js';
+import { RetiredNameError, type Tombstones } from '../domain/tombstones.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
@@ -35,6 +36,8 @@ export interface AddressBookOptions {
   tokenMaxLength?: number | undefined;
   plusAddressing?: boolean | undefined;
   catchAll?: boolean | undefined;
+  /** A deleted or expired address's name is not given out again (docs/decisions.md "Deleted address"); absent: it is. */
+  tombstones?: Tombstones | undefined;
   now: () => number;
 }
 
@@ -49,19 +52,26 @@ export interface AddressBook {
 const MAX_RANDOM_ATTEMPTS = 8;
 
 export function createAddressBook(opts: AddressBookOptions): AddressBook {
-  const { store, tokens, names, now } = opts;
+  const { store, tokens, names, now, tombstones } = opts;
 
   async function createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }> {
     const domain = normalizeDomain(req.domain, names);
     let record: AddressRecord | undefined;
     if (req.name !== undefined) {
-      const local = normalizeName(req.name, names);
-      record = await store.createAddress(`${local}@${domain}`, now());
+      const address = `${normalizeName(req.name, names)}@${domain}`;
+      const tombstone = tombstones?.check(address, now());
+      record = await store.createAddress(address, now(), tombstone ? { tombstone } : {});
       // With the catch-all on, an address its first mail created goes to whoever asks for it first.
-      if (!record && opts.catchAll) record = await store.claimAddress(`${local}@${domain}`);
+      if (!record && opts.catchAll) record = await store.claimAddress(address);
+      if (!record && tombstone && (await store.hasTombstone(tombstone.key, tombstone.since))) throw new RetiredNameError();
       if (!record) throw conflict('That address is already taken; choose another name or omit "name" for a random one.');
     } else {
-      for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) record = await store.createAddress(`${randomName()}@${domain}`, now());
+      // A random name with a tombstone is skipped like a taken one.
+      for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) {
+        const address = `${randomName()}@${domain}`;
+        const tombstone = tombstones?.check(address, now());
+        record = await store.createAddress(address, now(), tombstone ? { tombstone } : {});
+      }
       if (!record) throw conflict('Could not find a free random name; try again.');
     }
     return { address: record, jwt: await tokens.sign({ address: record.address, addressId: record.id }, now()) };
@@ -96,7 +106,12 @@ export function createAddressBook(opts: AddressBookOptions): AddressBook {
     const name = `${base}@${parts.domain}`;
     const record = await store.findAddress(name);
     const rcpt = `${parts.local}@${parts.domain}`;
-    if (!record && opts.catchAll && allowedName(base, names)) return { id: 0, address: name, createdAt: now(), rcpt, pending: true };
+    if (!record && opts.catchAll && allowedName(base, names)) {
+      // The catch-all does not bring back a retired name: its mail is refused like an unknown address's.
+      const tombstone = tombstones?.check(name, now());
+      if (tombstone && (await store.hasTombstone(tombstone.key, tombstone.since))) return undefined;
+      return { id: 0, address: name, createdAt: now(), rcpt, pending: true };
+    }
     return record && now() - record.createdAt <= opts.addressTtlMs ? { ...record, rcpt } : undefined;
   }
 

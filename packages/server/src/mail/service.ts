@@ -2,6 +2,8 @@
 // HTTP; both call it, and its errors are domain errors (domain/errors.ts).
 import { notFound } from '../domain/errors.js';
 import type { NamePolicy } from '../domain/names.js';
+import { isSandboxAddress } from '../domain/sandboxes.js';
+import type { Tombstones } from '../domain/tombstones.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
 import type { ParsedSearch } from '../storage/search-query.js';
@@ -29,6 +31,11 @@ export interface MailServiceOptions {
   addressTtlMs: number;
   /** Sessions live as long as their cookie. */
   sessionTtlMs: number;
+  /**
+   * A deleted or expired address leaves a tombstone and its name is not given out again
+   * (ADDRESS_TOMBSTONE_TTL; docs/decisions.md "Deleted address"); absent: names are free again.
+   */
+  tombstones?: Tombstones;
   /** Parses each message off the event loop, within a time budget. */
   parser: MessageParser;
   /** Parsed views waiting or parsing at once, per client and in all (PARSE_VIEWS_PER_CLIENT, PARSE_VIEWS_WAITING). */
@@ -83,7 +90,13 @@ export interface MailService {
   tokenFor(a: AddressRecord): Promise<string>;
   /** The operator's block that refuses mail from this client address and envelope sender ('' = null sender), if any: SMTP answers 550 5.7.1. */
   blockedSender(ip: string, sender: string): Promise<BlockMatch | undefined>;
-  deleteAddress(addressId: number): Promise<boolean>;
+  /**
+   * Deletes an address with its mail; it leaves a tombstone unless `opts.tombstone` is false
+   * (an address never handed out, such as one whose creation failed half-way) or it is a sandbox's.
+   */
+  deleteAddress(addressId: number, opts?: { tombstone?: boolean }): Promise<boolean>;
+  /** Removes the tombstone of `address` (its name is free again), or every tombstone when omitted; how many went. */
+  purgeTombstones(address?: string): Promise<number>;
   listMails(addressId: number, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
   /** The address's live mail that matches every term of `query` (docs/api.md "GET /api/mails/search"; a string is parsed, bad syntax is a 400). */
   searchMails(addressId: number, query: string | ParsedSearch, limit: number, offset: number): Promise<{ results: MailSummary[]; count: number }>;
@@ -123,6 +136,12 @@ export function createMailService(opts: MailServiceOptions): MailService {
     ...(opts.onKeepError ? { onKeepError: opts.onKeepError } : {}),
   });
 
+  /** What deleting the address leaves: a tombstone, but for a sandbox's address (its name is the sandbox's to reuse). */
+  async function tombstoneFor(addressId: number) {
+    const record = await store.getAddress(addressId);
+    return record && !isSandboxAddress(record.address) ? opts.tombstones?.mark(now()) : undefined;
+  }
+
   return {
     createAddress,
     authenticate,
@@ -144,10 +163,15 @@ export function createMailService(opts: MailServiceOptions): MailService {
     tokenFor: (a: AddressRecord) => tokens.sign({ address: a.address, addressId: a.id }, now()),
     /** The operator's block that refuses mail from this client address and envelope sender ('' = null sender), if any: SMTP answers 550 5.7.1. */
     blockedSender: async (ip: string, sender: string) => opts.blocks?.match(ip, sender),
-    async deleteAddress(addressId: number): Promise<boolean> {
-      const deleted = await store.deleteAddress(addressId);
+    async deleteAddress(addressId: number, del: { tombstone?: boolean } = {}): Promise<boolean> {
+      const mark = opts.tombstones && del.tombstone !== false ? await tombstoneFor(addressId) : undefined;
+      const deleted = await store.deleteAddress(addressId, mark);
       if (deleted) bus?.publish(addressId, { type: 'address_deleted' });
       return deleted;
+    },
+    async purgeTombstones(address?: string): Promise<number> {
+      if (address === undefined) return store.purgeTombstones({});
+      return opts.tombstones ? store.purgeTombstones({ key: opts.tombstones.keyOf(address) }) : 0;
     },
     // An offset past any possible count is just an empty page; capped so that 1e20
     // never reaches a 64-bit SQL OFFSET (where it is a database error, not a 400).
@@ -187,7 +211,8 @@ export function createMailService(opts: MailServiceOptions): MailService {
     /** Retention sweep (docs/decisions.md "Retention"). */
     async sweep(): Promise<PurgeResult> {
       const t = now();
-      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t });
+      const tombstones = opts.tombstones?.mark(t);
+      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t, ...(tombstones ? { tombstones } : {}) });
     },
   };
 }

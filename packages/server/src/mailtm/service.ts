@@ -5,6 +5,7 @@
 // own JWT, so the token works on our API, in the web UI and here alike.
 import { AppError, unauthorized } from '../domain/errors.js';
 import { splitAddress } from '../domain/names.js';
+import { RetiredNameError } from '../domain/tombstones.js';
 import type { MailService } from '../mail/service.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { AddressRecord } from '../storage/store.js';
@@ -129,6 +130,8 @@ export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
         created = (await mail.createAddress({ name: wanted.local, domain: wanted.domain })).address;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
+        // A retired name (docs/decisions.md "Deleted address") says so, not "already used": nobody holds it now.
+        if (err instanceof RetiredNameError) throw new MailtmViolations([{ propertyPath: 'address', message: err.message, code: ALREADY_USED }]);
         if (err.code === 'conflict') throw new MailtmViolations([{ propertyPath: 'address', message: 'This value is already used.', code: ALREADY_USED }]);
         if (err.code === 'bad_request' || err.code === 'forbidden') throw new MailtmViolations([{ propertyPath: 'address', message: err.message }]);
         throw err;
@@ -136,7 +139,8 @@ export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
       try {
         if (!(await store.setAddressPassword(created.id, hash, now()))) throw new Error('The address vanished before its password was stored.');
       } catch (err) {
-        await mail.deleteAddress(created.id).catch(() => undefined);
+        // Never handed out: no tombstone holds its name.
+        await mail.deleteAddress(created.id, { tombstone: false }).catch(() => undefined);
         throw err;
       }
       return { address: created, account: await account(created) };

@@ -114,9 +114,9 @@ export function createCachingStore(inner: Store, opts: CachingStoreOptions = {})
       return record;
     },
 
-    async deleteAddress(id) {
+    async deleteAddress(id, tombstone) {
       try {
-        return await writing([id], () => inner.deleteAddress(id));
+        return await writing([id], () => inner.deleteAddress(id, tombstone));
       } finally {
         bump(deletions, id);
         deletionsTotal++;

@@ -69,6 +69,9 @@ export function passedThrough(inner: Store): Omit<Store, Intercepted> {
     nextDeliveryAt: (operator, after) => inner.nextDeliveryAt(operator, after),
     listWebhookAttempts: (addressId, limit) => inner.listWebhookAttempts(addressId, limit),
     pruneWebhooks: (cutoffs) => inner.pruneWebhooks(cutoffs),
+    // Tombstones: read when a name is asked for, never remembered (a deletion goes through deleteAddress).
+    hasTombstone: (key, since) => inner.hasTombstone(key, since),
+    purgeTombstones: (opts) => inner.purgeTombstones(opts),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };

@@ -7,6 +7,7 @@ import type { ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxStore
 import type { AddressRecord, AddressUsage, AttachmentReader, MailRecord, MailReader, MailSummary, NewMail, StoredAttachment } from './mail-rows.js';
 import type { OperatorStore } from './operator-store.js';
 import type { ParsedSearch } from './search-query.js';
+import type { TombstoneCheck, TombstoneMark, TombstoneStore } from './tombstone-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export type {
@@ -24,6 +25,7 @@ export type {
 export type { AddressOverview, BlockKind, BlockRecord, OperatorStore, StorageUsage } from './operator-store.js';
 export { DAY_MS } from './operator-store.js';
 export type { ClaimedDelivery, WebhookAttempt, WebhookMail, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from './webhook-store.js';
+export type { TombstoneCheck, TombstoneMark, TombstoneStore } from './tombstone-store.js';
 export type { AddressPassword, ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxRecord, SandboxStore, TagStore } from './feature-stores.js';
 
 export interface SessionRecord {
@@ -49,15 +51,20 @@ export interface PurgeResult {
 export interface AddressStore {
   /**
    * Creates an address; undefined when a live address already has that name. An
-   * `unclaimed` one (made by the catch-all on first mail) can be claimed once.
+   * `unclaimed` one (made by the catch-all on first mail) can be claimed once. With
+   * `tombstone`, also undefined when a tombstone of that key holds the name (checked
+   * atomically with the insert: a deletion committing meanwhile is seen).
    */
-  createAddress(address: string, createdAt: number, opts?: { unclaimed?: boolean }): Promise<AddressRecord | undefined>;
+  createAddress(address: string, createdAt: number, opts?: { unclaimed?: boolean; tombstone?: TombstoneCheck }): Promise<AddressRecord | undefined>;
   /** Takes an unclaimed address (once: it is claimed from then on); undefined when there is none of that name. */
   claimAddress(address: string): Promise<AddressRecord | undefined>;
   getAddress(id: number): Promise<AddressRecord | undefined>;
   findAddress(address: string): Promise<AddressRecord | undefined>;
-  /** Removes an address, all its mail and its session memberships. */
-  deleteAddress(id: number): Promise<boolean>;
+  /**
+   * Removes an address, all its mail and its session memberships; with `tombstone`, leaves
+   * the address's tombstone in the same transaction (replacing an older one of that key).
+   */
+  deleteAddress(id: number, tombstone?: TombstoneMark): Promise<boolean>;
 }
 
 /** The mail of addresses: stored (with its webhook deliveries), listed, searched, read and deleted. */
@@ -122,16 +129,18 @@ export interface PurgeStore {
   /**
    * Purges mail created before mailBefore, addresses created before addressBefore, soft-deleted
    * mail and sessions older than sessionBefore. A sandbox's address is never purged, and its
-   * mail only past the sandbox's own retention counted back from `now` (when given).
+   * mail only past the sandbox's own retention counted back from `now` (when given). With
+   * `tombstones`, each purged address that was claimed (not one the catch-all made and
+   * nobody took) leaves its tombstone in the same transaction.
    */
-  purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number; now?: number }): Promise<PurgeResult>;
+  purge(cutoffs: { mailBefore: number; addressBefore: number; sessionBefore: number; now?: number; tombstones?: TombstoneMark }): Promise<PurgeResult>;
 }
 
 /**
  * Everything a backend implements: the roles above and the connection itself. A caller
  * that needs one role takes that interface (a Store is each of them).
  */
-export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore {
+export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore, TombstoneStore {
   readonly kind: string;
 
   /**

@@ -246,7 +246,7 @@ describe('admin: with ADMIN_TOKEN', () => {
     assertPlainText(await admin('/api/admin/addresses/999999/mails?limit=10&offset=0'), 404, 'unknown address');
   });
 
-  it('deletes an address: its token is 401, SMTP refuses its mail, its name is free again; an unknown id is 404', async () => {
+  it('deletes an address: its token is 401, SMTP refuses its mail, its name is retired until its tombstone is purged; an unknown id is 404', async () => {
     const { address, jwt } = await createAddress(server, { name: 'doomed' });
     await sendMail(server.smtpPort, { to: [address], message: message({ Subject: 'bye' }, 'x') });
     const id = (await admin('/api/admin/addresses?q=doomed&limit=1&offset=0')).json.results[0].id as number;
@@ -267,6 +267,9 @@ describe('admin: with ADMIN_TOKEN', () => {
     assert.equal((await admin('/api/admin/addresses?q=doomed&limit=1&offset=0')).json.count, 0);
     assertPlainText(await admin(`/api/admin/addresses/${id}`, { method: 'DELETE' }), 404, 'deleted twice');
     assertPlainText(await admin(`/api/admin/addresses/${id}/mails?limit=10&offset=0`), 404, 'its mail');
+    assertPlainText(await request(server.httpUrl, '/api/new_address', { body: { name: 'doomed' } }), 409, 'the retired name');
+    const purged = await admin(`/api/admin/tombstones?address=${encodeURIComponent(address)}`, { method: 'DELETE' });
+    assert.deepEqual(purged.json, { success: true, purged: 1 });
     assert.equal((await createAddress(server, { name: 'doomed' })).address, address);
   });
 
@@ -406,6 +409,8 @@ describe('admin: with ADMIN_TOKEN', () => {
     await admin(`/api/admin/addresses/${id}`, { method: 'DELETE' });
     await admin('/api/admin/stats');
     await admin('/api/admin/blocks');
+    await admin(`/api/admin/tombstones?address=${encodeURIComponent(made.json.address)}`, { method: 'DELETE' });
+    await admin('/api/admin/tombstones', { method: 'DELETE' });
     await request(server.httpUrl, '/api/admin/stats', { headers: { authorization: `Bearer wrong-${ADMIN_TOKEN}` } });
     await settle();
     const actions = log.lines.slice(from).filter((l) => l.msg === 'admin action');
@@ -423,6 +428,8 @@ describe('admin: with ADMIN_TOKEN', () => {
         ['address.delete', 404],
         ['stats.read', 200],
         ['blocks.list', 200],
+        ['tombstones.purge', 200],
+        ['tombstones.purge', 200],
       ],
     );
     for (const l of actions) {
@@ -437,6 +444,15 @@ describe('admin: with ADMIN_TOKEN', () => {
     assert.equal(find('address.delete')['addressId'], String(id));
     assert.deepEqual([find('block.add')['kind'], find('block.add')['value'], find('block.add')['blockId']], ['ip', '203.0.113.0/24', block.json.id]);
     assert.equal(find('block.remove')['blockId'], String(block.json.id));
+    const purges = actions.filter((l) => l['adminAction'] === 'tombstones.purge');
+    assert.deepEqual(
+      purges.map((l) => [l['address'], l['all'], l['purged']]),
+      [
+        [made.json.address, undefined, 1],
+        [undefined, true, purges[1]!['purged']],
+      ],
+    );
+    assert.equal(typeof purges[1]!['purged'], 'number');
     // The refused token: one warning with the client, no action line.
     const refused = log.lines.slice(from).filter((l) => l.msg === 'admin token refused');
     assert.equal(refused.length, 1);

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeJwt, SignJWT } from 'jose';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import {
   client,
   CookieJar,
@@ -544,7 +545,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
   });
 
   describe('DELETE /api/delete_address (docs/api.md "Authentication" rule 2)', () => {
-    it('removes the address: its JWT is 401 everywhere, SMTP refuses it, the name is free, old mail stays gone', async () => {
+    it('removes the address: its JWT is 401 everywhere, SMTP refuses it, the name is retired (free once its tombstone is purged), old mail stays gone', async () => {
       const old = await createAddress(server, { name: 'doomed' });
       await deliver(old.address, multipart({ Subject: 'before' }, 'b', [[{ 'Content-Type': 'text/plain' }, 'x'], [{ 'Content-Type': 'application/octet-stream', 'Content-Disposition': 'attachment; filename="a.bin"' }, 'abc']]));
       const oldUuid = (await list(old.jwt)).json.results[0].uuid;
@@ -577,6 +578,14 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       assert.match(rcpt.text, /^550 5\.1\.1 /);
       await smtp.quit();
 
+      // Retired (docs/decisions.md "Deleted address"), until its tombstone is purged (here by a second connection).
+      assertPlainError(await api('/api/new_address', { method: 'POST', body: { name: 'doomed' } }), 409);
+      const other = openSqliteStore(join(server.dataDir, 'temp-inbox.sqlite'));
+      try {
+        assert.equal(await other.purgeTombstones({}), 1);
+      } finally {
+        await other.close();
+      }
       const reborn = await createAddress(server, { name: 'doomed' });
       assert.equal(reborn.address, old.address);
       assert.notEqual(decodeJwt(reborn.jwt)['aid'], decodeJwt(old.jwt)['aid'], 'a new address with a new id');

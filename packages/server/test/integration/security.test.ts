@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { decodeJwt, SignJWT } from 'jose';
 import { parseMessage } from '../../src/mail/parse/parse.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { client, CookieJar, createAddress, DOMAIN, message, sendMail, SmtpClient, startTestServer, type HttpResult, type TestServer } from '../helpers/harness.js';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -214,6 +215,13 @@ describe('security', { timeout: 60_000 }, () => {
       // Deleted, then recreated under the same name.
       const gone = await createAddress(server, { name: 'tok-recreated' });
       assert.equal((await http('/api/delete_address', { method: 'DELETE', jwt: gone.jwt })).status, 200);
+      // Its name is retired until its tombstone is purged (docs/decisions.md "Deleted address"), here by a second connection.
+      const other = openSqliteStore(join(server.dataDir, 'temp-inbox.sqlite'));
+      try {
+        assert.equal(await other.purgeTombstones({}), 1);
+      } finally {
+        await other.close();
+      }
       const recreated = await createAddress(server, { name: 'tok-recreated' });
       assert.equal(recreated.address, gone.address);
       assert.equal((await http('/api/settings', { jwt: recreated.jwt })).status, 200);

@@ -2,8 +2,14 @@
 // real receiver; what was stored is read back through the HTTP API.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTombstones } from '../../src/domain/tombstones.js';
+import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { apiText, client, createAddress, DOMAIN, message, receivedBlock, sendMail, SmtpClient, startTestServer, storedBytes, type TestServer } from '../helpers/harness.js';
 
+/** The JWT_SECRET the server generated and kept in its data dir (config/secrets.ts). */
+const secretsOf = (server: TestServer) => JSON.parse(readFileSync(join(server.dataDir, 'secrets.json'), 'utf8')) as { jwtSecret: string };
 
 /** The EHLO keywords, one per line after the greeting line (RFC 5321 §4.1.1.1). */
 function ehloKeywords(text: string): string[] {
@@ -112,6 +118,13 @@ describe('smtp: protocol rules', () => {
     assert.equal(res.json.count, 1);
     const raw: string = (await api(`/api/mail/${res.json.results[0].uuid}`, { jwt: a.jwt })).json.raw;
     assert.match(raw, new RegExp(`for <${a.address}>`));
+    // Its name is retired (docs/decisions.md "Deleted address"): freed here by a second connection, to look inside.
+    const other = openSqliteStore(join(server.dataDir, 'temp-inbox.sqlite'));
+    try {
+      assert.equal(await other.purgeTombstones({ key: createTombstones(secretsOf(server).jwtSecret, 0).keyOf(gone.address) }), 1);
+    } finally {
+      await other.close();
+    }
     const again = await createAddress(server, { name: 'mixed-gone' });
     assert.equal(await count(again.jwt), 0, 'nothing was stored for the refused, deleted address');
   });

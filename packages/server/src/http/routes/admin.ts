@@ -14,6 +14,7 @@ import { redactUrl } from '../request-logger.js';
 import { adminAddressRoutes } from './admin-addresses.js';
 import { adminBlockRoutes, adminStatsRoutes } from './admin-blocks.js';
 import type { AdminRouteOptions } from './admin-options.js';
+import { adminTombstoneRoutes } from './admin-tombstones.js';
 
 export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminService; token: string }> = async (fastify, { deps, admin, token }) => {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -53,4 +54,5 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   adminAddressRoutes(app, own);
   adminBlockRoutes(app, own);
   adminStatsRoutes(app, own);
+  adminTombstoneRoutes(app, own);
 };

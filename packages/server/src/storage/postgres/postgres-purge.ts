@@ -1,5 +1,6 @@
 // Retention (store.ts PurgeStore) in PostgreSQL: one transaction removes what is past its time.
 import type { PurgeResult, PurgeStore } from '../store.js';
+import { PG_PUT_TOMBSTONES } from './postgres-addresses.js';
 import { query as q, type Transaction } from './postgres-connection.js';
 
 export function postgresPurgeStore(transaction: Transaction): PurgeStore {
@@ -9,7 +10,18 @@ export function postgresPurgeStore(transaction: Transaction): PurgeStore {
         // Addresses first: their mail goes with them through ON DELETE CASCADE
         // (and, as in SQLite, is not counted in `mails`).
         // A sandbox's address stays as long as the sandbox, and its mail for the sandbox's own retention.
-        const addresses = (await q(client, 'DELETE FROM addresses WHERE created_at < $1 AND id NOT IN (SELECT address_id FROM sandboxes)', [c.addressBefore])).rowCount ?? 0;
+        // Each claimed address purged leaves its tombstone (not one the catch-all made and nobody took).
+        const gone = await q<{ address: string; unclaimed: boolean }>(
+          client,
+          'DELETE FROM addresses WHERE created_at < $1 AND id NOT IN (SELECT address_id FROM sandboxes) RETURNING address, unclaimed',
+          [c.addressBefore],
+        );
+        const addresses = gone.rowCount ?? 0;
+        const marks = c.tombstones;
+        if (marks) {
+          const keys = gone.rows.filter((a) => !a.unclaimed).map((a) => marks.keyOf(a.address));
+          if (keys.length > 0) await q(client, PG_PUT_TOMBSTONES, [keys, marks.at]);
+        }
         let mails =
           (await q(client, 'DELETE FROM mails WHERE (created_at < $1 AND address_id NOT IN (SELECT address_id FROM sandboxes)) OR deleted_at IS NOT NULL', [c.mailBefore])).rowCount ?? 0;
         if (c.now !== undefined) {

@@ -35,7 +35,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
   let closed = false;
   return {
     kind: 'postgres',
-    ...postgresAddressStore(pool),
+    ...postgresAddressStore(pool, transaction),
     ...postgresMailReads(pool),
     ...postgresMailWrites(pool, transaction),
     ...postgresMailSearch(transaction, options.searchBudgetMs),

@@ -1,0 +1,43 @@
+// Tombstones of deleted and expired addresses (docs/decisions.md "Deleted address"): the key
+// of an address is an HMAC-SHA256 of the full address under a key derived from JWT_SECRET, so
+// the database never holds the address itself, and only a node holding the secret can tell
+// whether a given name was used. A name with a live tombstone is never given out again.
+import { createHmac } from 'node:crypto';
+import { AppError } from './errors.js';
+import type { TombstoneCheck, TombstoneMark } from '../storage/tombstone-store.js';
+
+/** What POST /api/new_address answers (409) for a name that has a tombstone. */
+export const RETIRED_NAME_MESSAGE = 'That address was used before and is retired: its name is never given out again. Choose another name or omit "name" for a random one.';
+
+/** A name held by a tombstone: 409 like a taken one, with its own message (and its own mail.tm violation). */
+export class RetiredNameError extends AppError {
+  constructor() {
+    super('conflict', RETIRED_NAME_MESSAGE);
+  }
+}
+
+export interface Tombstones {
+  /** The key of an address (lower-case hex); the same on every node with the same JWT_SECRET. */
+  keyOf(address: string): string;
+  /** What createAddress checks for `address` at `now`. */
+  check(address: string, now: number): TombstoneCheck;
+  /** What a deletion at `now` leaves. */
+  mark(now: number): TombstoneMark;
+}
+
+/** Domain separation: the key is derived from the secret, never the secret itself. */
+const KEY_LABEL = 'temp-inbox address tombstone v1';
+
+/**
+ * Tombstones keyed by `secret` (JWT_SECRET); `ttlMs` (ADDRESS_TOMBSTONE_TTL): how long one
+ * holds its name, 0 = for ever.
+ */
+export function createTombstones(secret: string, ttlMs: number): Tombstones {
+  const key = createHmac('sha256', secret).update(KEY_LABEL).digest();
+  const keyOf = (address: string) => createHmac('sha256', key).update(address.toLowerCase()).digest('hex');
+  return {
+    keyOf,
+    check: (address, now) => ({ key: keyOf(address), since: ttlMs > 0 ? now - ttlMs : Number.MIN_SAFE_INTEGER }),
+    mark: (now) => ({ keyOf, at: now }),
+  };
+}
