@@ -174,3 +174,21 @@ describe('address tombstones: two nodes on PostgreSQL', { skip: pgSkip }, () => 
     }
   });
 });
+
+describe('address tombstones: the catch-all does not bring a retired name back', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ CATCH_ALL: 'true' });
+  });
+  after(async () => server?.close());
+
+  it('mail to a retired name is refused at RCPT and creates nothing; another name is caught', async () => {
+    const gone = await createAddress(server, { name: 'caught-once' });
+    await deleteAddress(server, gone.jwt);
+    await assert.rejects(sendMail(server.smtpPort, { to: [gone.address], message: 'Subject: again\r\n\r\nx\r\n' }), /550 5\.1\.1/);
+    assertRetired(await newAddress(server, 'caught-once'), 'still retired');
+    const sent = await sendMail(server.smtpPort, { to: [`never-made@${DOMAIN}`], message: 'Subject: new\r\n\r\nx\r\n' });
+    assert.equal(sent.code, 250);
+    assert.equal((await newAddress(server, 'never-made')).status, 200, 'the caught address is claimed');
+  });
+});
