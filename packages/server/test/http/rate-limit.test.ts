@@ -156,19 +156,42 @@ describe('rate limits: per IP and per route', () => {
 });
 
 describe('rate limits: every route, at the limit and one past it', () => {
-  // RATE_LIMIT_<ROUTE>=3/60 on a server of its own for each route: three requests from this
-  // client succeed, each with its exact answer and effect; the fourth is a plain-text 429 with
-  // Retry-After 60 (the window) and has no effect. Setup comes from another address
-  // (127.0.0.2), which has a budget of its own. A route added to RATE_LIMIT_ROUTES without a
-  // case here fails the type check and the test.
+  // RATE_LIMIT_<ROUTE>=3/60 for each route: three requests from the case's client succeed,
+  // each with its exact answer and effect; the fourth is a plain-text 429 with Retry-After 60
+  // (the window) and has no effect. The cases share one server on which every route has that
+  // limit (CHALLENGE=pow, which changes address creation, has a server of its own): budgets
+  // are per route and per client, and each case is a client of its own (a loopback address
+  // of its own, CLIENT) whose setup and checks come from fresh addresses (setup()), each with
+  // budgets of its own. Names, inboxes and sandboxes are each case's own. A route added to
+  // RATE_LIMIT_ROUTES without a case here fails the type check and the test.
   const MAX = 3;
-  const SANDBOX_BASIC = `Basic ${Buffer.from('rl-box:rl-box-secret').toString('base64')}`;
-  const SETUP = { localAddress: '127.0.0.2' };
+  /** Each case's sandbox (SANDBOXES of the shared server), with its Basic credentials. */
+  const sandbox = (name: string) => ({ name, password: `${name}-secret`, basic: `Basic ${Buffer.from(`${name}:${name}-secret`).toString('base64')}` });
+  const BOXES = { MAILPIT: sandbox('rl-mailpit'), MAILHOG: sandbox('rl-mailhog'), SANDBOX_TOKEN: sandbox('rl-token'), SANDBOX: sandbox('rl-sandbox') };
+  /** The client of the case under way: 127.0.1.<n>, the case's own. */
+  let CLIENT = '';
+  let setups = 0;
+  /** A loopback address that nothing else uses (127.0.2.1, 127.0.2.2, ...), for one setup or check request. */
+  const setup = (): RequestOptions => {
+    setups++;
+    return { localAddress: `127.0.${2 + Math.floor(setups / 250)}.${1 + (setups % 250)}` };
+  };
+  /** request, settings and adminRequest, from the case's client unless the options say otherwise. */
+  const clientRequest = (base: string, path: string, opts: RequestOptions = {}) => request(base, path, { localAddress: CLIENT, ...opts });
+  const clientSettings = (server: TestServer, jwt: string | undefined, opts: RequestOptions = {}) => clientRequest(server.httpUrl, '/api/settings', { jwt, ...opts });
+  const clientAdmin = (server: TestServer, path: string, opts: RequestOptions = {}) => adminRequest(server, path, { localAddress: CLIENT, ...opts });
+  /** createAddress, from a fresh address. */
+  const setupAddress = async (server: TestServer, body: Record<string, unknown>, jar?: CookieJar) => {
+    const res = await request(server.httpUrl, '/api/new_address', { method: 'POST', body, jar, ...setup() });
+    assert.equal(res.status, 200, `new_address: ${res.status} ${res.text}`);
+    return res.json as { address: string; jwt: string };
+  };
   const attached = message({ Subject: 'with a file', 'MIME-Version': '1.0', 'Content-Type': 'multipart/mixed; boundary="b"' }, `--b\r\nContent-Type: text/plain\r\n\r\nsee the file\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename="f.bin"\r\n\r\n${Buffer.from('file bytes').toString('base64')}\r\n--b--\r\n`);
 
   interface Case {
-    env?: Record<string, string>;
-    /** What the requests need, made from SETUP. */
+    /** A server of its own with this environment (else the shared one). */
+    own?: Record<string, string>;
+    /** What the requests need, made from setup() addresses. */
     setup?: (server: TestServer) => Promise<Record<string, any>>;
     /** The i-th request (0-based) from this client. */
     send: (server: TestServer, ctx: Record<string, any>, i: number) => Promise<HttpResult>;
@@ -181,27 +204,27 @@ describe('rate limits: every route, at the limit and one past it', () => {
   }
   const status = (expected: number) => (res: HttpResult, i: number) => assert.equal(res.status, expected, `request ${i + 1}: ${res.status} ${res.text}`);
   const inbox = async (server: TestServer, withMail: string | false = attached) => {
-    const created = await createAddress(server, { name: `rl-${Math.random().toString(36).slice(2, 10)}` });
+    const created = await setupAddress(server, { name: `rl-${Math.random().toString(36).slice(2, 10)}` });
     if (withMail) await sendMail(server.smtpPort, { to: [created.address], message: withMail });
-    const uuid = withMail ? ((await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: created.jwt, ...SETUP })).json.results[0].uuid as string) : undefined;
+    const uuid = withMail ? ((await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: created.jwt, ...setup() })).json.results[0].uuid as string) : undefined;
     return { ...created, uuid };
   };
 
   const cases: Record<RateLimitRoute, Case> = {
     NEW_ADDRESS: {
-      send: (server, _ctx, i) => request(server.httpUrl, '/api/new_address', { body: { name: `made-${i}` } }),
+      send: (server, _ctx, i) => clientRequest(server.httpUrl, '/api/new_address', { body: { name: `made-${i}` } }),
       ok: (res, i) => {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.address, `made-${i}@${DOMAIN}`);
       },
       noEffect: async (server) => {
         // The refused request neither took its name nor set a cookie.
-        assert.equal((await request(server.httpUrl, '/api/new_address', { body: { name: `made-${MAX}` }, ...SETUP })).status, 200);
+        assert.equal((await clientRequest(server.httpUrl, '/api/new_address', { body: { name: `made-${MAX}` }, ...setup() })).status, 200);
       },
     },
     CHALLENGE: {
-      env: { CHALLENGE: 'pow' },
-      send: (server) => request(server.httpUrl, '/api/challenge'),
+      own: { CHALLENGE: 'pow' },
+      send: (server) => clientRequest(server.httpUrl, '/api/challenge'),
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(Object.keys(res.json).sort(), ['algorithm', 'challenge', 'maxnumber', 'salt', 'signature']);
@@ -211,10 +234,10 @@ describe('rate limits: every route, at the limit and one past it', () => {
       // The list, the search, the long poll and the event stream share one budget.
       setup: (server) => inbox(server, message({ Subject: 'findable' }, 'x')),
       send: async (server, { jwt }, i) => {
-        if (i === 0) return request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt });
-        if (i === 1) return request(server.httpUrl, '/api/mails/search?q=findable&limit=10&offset=0', { jwt });
-        if (i === 2) return request(server.httpUrl, '/api/mails/wait?since=0&timeout=0', { jwt });
-        const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` });
+        if (i === 0) return clientRequest(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt });
+        if (i === 1) return clientRequest(server.httpUrl, '/api/mails/search?q=findable&limit=10&offset=0', { jwt });
+        if (i === 2) return clientRequest(server.httpUrl, '/api/mails/wait?since=0&timeout=0', { jwt });
+        const stream = await openEventStream(server.httpUrl, '/api/events', { authorization: `Bearer ${jwt}` }, CLIENT);
         stream.close();
         const headers = new Headers(Object.entries(stream.headers).map(([k, v]) => [k, String(v)] as [string, string]));
         return { status: stream.status, headers, text: stream.body, json: undefined, setCookies: [] };
@@ -226,12 +249,12 @@ describe('rate limits: every route, at the limit and one past it', () => {
       },
       noEffect: async (server, { jwt }) => {
         // And every other route of the budget is refused too.
-        for (const path of ['/api/mails?limit=10&offset=0', '/api/mails/search?q=findable&limit=10&offset=0', '/api/mails/wait?since=0&timeout=0']) assertLimited(await request(server.httpUrl, path, { jwt }), path);
+        for (const path of ['/api/mails?limit=10&offset=0', '/api/mails/search?q=findable&limit=10&offset=0', '/api/mails/wait?since=0&timeout=0']) assertLimited(await clientRequest(server.httpUrl, path, { jwt }), path);
       },
     },
     MAIL: {
       setup: (server) => inbox(server),
-      send: (server, { jwt, uuid }) => request(server.httpUrl, `/api/mail/${uuid}`, { jwt }),
+      send: (server, { jwt, uuid }) => clientRequest(server.httpUrl, `/api/mail/${uuid}`, { jwt }),
       ok: (res, _i, { uuid }) => {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.uuid, uuid);
@@ -239,7 +262,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
     },
     PARSED_MAIL: {
       setup: (server) => inbox(server),
-      send: (server, { jwt, uuid }) => request(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt }),
+      send: (server, { jwt, uuid }) => clientRequest(server.httpUrl, `/api/mail/${uuid}/parsed`, { jwt }),
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.subject, 'with a file');
@@ -247,7 +270,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
     },
     SETTINGS: {
       setup: (server) => inbox(server, false),
-      send: (server, { jwt }) => settings(server, jwt),
+      send: (server, { jwt }) => clientSettings(server, jwt),
       ok: (res, _i, { address }) => {
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(res.json, { address });
@@ -258,28 +281,28 @@ describe('rate limits: every route, at the limit and one past it', () => {
       setup: async (server) => {
         const jar = new CookieJar();
         const made = [];
-        for (let i = 0; i < 3; i++) made.push(await createAddress(server, { name: `sw-${i}` }, jar));
-        const outside = await createAddress(server, { name: 'sw-outside' });
+        for (let i = 0; i < 3; i++) made.push(await setupAddress(server, { name: `sw-${i}` }, jar));
+        const outside = await setupAddress(server, { name: 'sw-outside' });
         return { jar, made, outside };
       },
       send: (server, { jar, made, outside }, i) =>
-        i === 1 ? request(server.httpUrl, '/api/open_address', { body: { jwt: outside.jwt }, jar }) : request(server.httpUrl, '/api/switch_address', { body: { address: made[i % 3].address }, jar }),
+        i === 1 ? clientRequest(server.httpUrl, '/api/open_address', { body: { jwt: outside.jwt }, jar }) : clientRequest(server.httpUrl, '/api/switch_address', { body: { address: made[i % 3].address }, jar }),
       ok: (res, i, { made, outside }) => {
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(res.json, { success: true, address: i === 1 ? outside.address : made[i % 3].address });
       },
       noEffect: async (server, { jar, made }) => {
         // The active address is still the one the third request switched to.
-        assert.equal((await request(server.httpUrl, '/api/settings', { jar })).json.address, made[2].address);
+        assert.equal((await clientRequest(server.httpUrl, '/api/settings', { jar })).json.address, made[2].address);
       },
     },
     DELETE_ADDRESS: {
       setup: async (server) => ({ boxes: await Promise.all(Array.from({ length: MAX + 1 }, () => inbox(server, false))) }),
-      send: (server, { boxes }, i) => request(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt: boxes[i].jwt }),
+      send: (server, { boxes }, i) => clientRequest(server.httpUrl, '/api/delete_address', { method: 'DELETE', jwt: boxes[i].jwt }),
       ok: status(200),
       noEffect: async (server, { boxes }) => {
-        assert.equal((await settings(server, boxes[MAX].jwt, SETUP)).status, 200, 'the fourth address still exists');
-        assert.equal((await settings(server, boxes[0].jwt, SETUP)).status, 401, 'the first is gone');
+        assert.equal((await clientSettings(server, boxes[MAX].jwt, setup())).status, 200, 'the fourth address still exists');
+        assert.equal((await clientSettings(server, boxes[0].jwt, setup())).status, 401, 'the first is gone');
       },
     },
     CLEAR_INBOX: {
@@ -287,20 +310,20 @@ describe('rate limits: every route, at the limit and one past it', () => {
       send: async (server, { jwt, address }, i) => {
         // A mail to clear before each request.
         if (i > 0) await sendMail(server.smtpPort, { to: [address], message: message({ Subject: `mail ${i}` }, 'x') });
-        return request(server.httpUrl, '/api/clear_inbox', { method: 'DELETE', jwt });
+        return clientRequest(server.httpUrl, '/api/clear_inbox', { method: 'DELETE', jwt });
       },
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(res.json, { success: true });
       },
       noEffect: async (server, { jwt }) => {
-        const left = await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt, ...SETUP });
+        const left = await clientRequest(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt, ...setup() });
         assert.deepEqual(left.json.results.map((m: { metadata: string }) => JSON.parse(m.metadata).subject), [`mail ${MAX}`], 'the mail is still there');
       },
     },
     ATTACHMENT: {
       setup: (server) => inbox(server),
-      send: (server, { jwt, uuid }) => request(server.httpUrl, `/api/attachment/${uuid}/0`, { jwt }),
+      send: (server, { jwt, uuid }) => clientRequest(server.httpUrl, `/api/attachment/${uuid}/0`, { jwt }),
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.text, 'file bytes');
@@ -310,11 +333,11 @@ describe('rate limits: every route, at the limit and one past it', () => {
     MAILTM_TOKEN: {
       mailtm: true,
       setup: async (server) => {
-        const made = await request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-login@${DOMAIN}`, password: 'right' }, ...SETUP });
+        const made = await clientRequest(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-login@${DOMAIN}`, password: 'right' }, ...setup() });
         assert.equal(made.status, 201, made.text);
         return {};
       },
-      send: (server) => request(server.httpUrl, '/mailtm/token', { body: { address: `mt-login@${DOMAIN}`, password: 'right' } }),
+      send: (server) => clientRequest(server.httpUrl, '/mailtm/token', { body: { address: `mt-login@${DOMAIN}`, password: 'right' } }),
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.match(res.json.token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -325,37 +348,35 @@ describe('rate limits: every route, at the limit and one past it', () => {
       mailtm: true,
       setup: async (server) => {
         const body = { address: `mt-reader@${DOMAIN}`, password: 'pw' };
-        assert.equal((await request(server.httpUrl, '/mailtm/accounts', { body, ...SETUP })).status, 201);
-        return { token: (await request(server.httpUrl, '/mailtm/token', { body, ...SETUP })).json.token };
+        assert.equal((await clientRequest(server.httpUrl, '/mailtm/accounts', { body, ...setup() })).status, 201);
+        return { token: (await clientRequest(server.httpUrl, '/mailtm/token', { body, ...setup() })).json.token };
       },
-      send: (server, { token }, i) => request(server.httpUrl, ['/mailtm/messages', '/mailtm/me', '/mailtm/domains', '/mailtm/messages'][i]!, { headers: { authorization: `Bearer ${token}` } }),
+      send: (server, { token }, i) => clientRequest(server.httpUrl, ['/mailtm/messages', '/mailtm/me', '/mailtm/domains', '/mailtm/messages'][i]!, { headers: { authorization: `Bearer ${token}` } }),
       ok: (res) => assert.equal(res.status, 200, res.text),
       noEffect: async (server, { token }) => {
-        assertLimitedMailtm(await request(server.httpUrl, '/mailtm/me', { headers: { authorization: `Bearer ${token}` } }));
-        assertOk(await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: token }), 'our own list has its own budget');
+        assertLimitedMailtm(await clientRequest(server.httpUrl, '/mailtm/me', { headers: { authorization: `Bearer ${token}` } }));
+        assertOk(await clientRequest(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: token }), 'our own list has its own budget');
       },
     },
     MAILPIT: {
       // Every /mailpit route shares one budget, counted before the Basic credentials are checked.
-      env: { SANDBOXES: 'rl-box:rl-box-secret' },
       send: (server, _ctx, i) =>
         i < MAX
-          ? request(server.httpUrl, ['/mailpit/api/v1/info', '/mailpit/api/v1/messages', '/mailpit/api/v1/tags'][i]!, { headers: { authorization: SANDBOX_BASIC } })
-          : request(server.httpUrl, '/mailpit/api/v1/send', { body: { From: { Email: 'a@example.com' }, To: [{ Email: 'b@example.org' }], Subject: 'refused' }, headers: { authorization: SANDBOX_BASIC } }),
+          ? clientRequest(server.httpUrl, ['/mailpit/api/v1/info', '/mailpit/api/v1/messages', '/mailpit/api/v1/tags'][i]!, { headers: { authorization: BOXES.MAILPIT.basic } })
+          : clientRequest(server.httpUrl, '/mailpit/api/v1/send', { body: { From: { Email: 'a@example.com' }, To: [{ Email: 'b@example.org' }], Subject: 'refused' }, headers: { authorization: BOXES.MAILPIT.basic } }),
       ok: (res) => assert.equal(res.status, 200, res.text),
       noEffect: async (server) => {
-        const list = await request(server.httpUrl, '/mailpit/api/v1/messages', { headers: { authorization: SANDBOX_BASIC }, ...SETUP });
+        const list = await clientRequest(server.httpUrl, '/mailpit/api/v1/messages', { headers: { authorization: BOXES.MAILPIT.basic }, ...setup() });
         assert.equal(list.json.total, 0, 'the refused send stored nothing');
       },
     },
     MAILHOG: {
-      env: { SANDBOXES: 'rl-box:rl-box-secret' },
-      send: (server, _ctx, i) => request(server.httpUrl, '/mailhog/api/v2/messages', { headers: { authorization: i < MAX ? SANDBOX_BASIC : 'Basic x' } }),
+      send: (server, _ctx, i) => clientRequest(server.httpUrl, '/mailhog/api/v2/messages', { headers: { authorization: i < MAX ? BOXES.MAILHOG.basic : 'Basic x' } }),
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.total, 0);
       },
-      noEffect: async (server) => assertOk(await request(server.httpUrl, '/mailpit/api/v1/info', { headers: { authorization: SANDBOX_BASIC } }), "the Mailpit API's budget is its own"),
+      noEffect: async (server) => assertOk(await clientRequest(server.httpUrl, '/mailpit/api/v1/info', { headers: { authorization: BOXES.MAILHOG.basic } }), "the Mailpit API's budget is its own"),
     },
     MAILTM_DOWNLOAD: {
       // A message's source, its .eml and its attachments: a budget apart from mail.tm's polling quota.
@@ -365,60 +386,58 @@ describe('rate limits: every route, at the limit and one past it', () => {
         return { jwt, uuid };
       },
       send: (server, { jwt, uuid }, i) =>
-        request(server.httpUrl, [`/mailtm/sources/${uuid}`, `/mailtm/messages/${uuid}/download`, `/mailtm/messages/${uuid}/attachment/ATTACH000001`, `/mailtm/sources/${uuid}`][i]!, {
+        clientRequest(server.httpUrl, [`/mailtm/sources/${uuid}`, `/mailtm/messages/${uuid}/download`, `/mailtm/messages/${uuid}/attachment/ATTACH000001`, `/mailtm/sources/${uuid}`][i]!, {
           headers: { authorization: `Bearer ${jwt}` },
         }),
       ok: (res) => assert.equal(res.status, 200, res.text),
       noEffect: async (server, { jwt }) => {
-        assertOk(await request(server.httpUrl, '/mailtm/messages', { headers: { authorization: `Bearer ${jwt}` } }), 'the message list has mail.tm\'s budget');
+        assertOk(await clientRequest(server.httpUrl, '/mailtm/messages', { headers: { authorization: `Bearer ${jwt}` } }), 'the message list has mail.tm\'s budget');
       },
     },
     MAILTM_ACCOUNTS: {
       mailtm: true,
-      send: (server, _ctx, i) => request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${i}@${DOMAIN}`, password: 'pw' } }),
+      send: (server, _ctx, i) => clientRequest(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${i}@${DOMAIN}`, password: 'pw' } }),
       ok: (res, i) => {
         assert.equal(res.status, 201, res.text);
         assert.equal(res.json.address, `mt-${i}@${DOMAIN}`);
       },
       noEffect: async (server) => {
         // The refused request did not take its name.
-        assert.equal((await request(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${MAX}@${DOMAIN}`, password: 'pw' }, ...SETUP })).status, 201);
+        assert.equal((await clientRequest(server.httpUrl, '/mailtm/accounts', { body: { address: `mt-${MAX}@${DOMAIN}`, password: 'pw' }, ...setup() })).status, 201);
       },
     },
     ADMIN: {
       // Wrong tokens on every /api/admin/* route share one budget; the right token spends
       // none of it, so it still works from an address whose wrong guesses are refused.
-      env: { ADMIN_TOKEN },
       setup: async (server) => {
-        for (let i = 0; i < 2 * MAX; i++) assert.equal((await adminRequest(server, '/api/admin/stats')).status, 200, 'the right token is not counted');
+        for (let i = 0; i < 2 * MAX; i++) assert.equal((await clientAdmin(server, '/api/admin/stats')).status, 200, 'the right token is not counted');
         return {};
       },
       send: (server, _ctx, i) =>
         i % 2
-          ? adminRequest(server, '/api/admin/stats', { headers: { authorization: `Bearer wrong-${ADMIN_TOKEN}` } })
-          : adminRequest(server, '/api/admin/blocks', { headers: { authorization: `Bearer wrong-${ADMIN_TOKEN}` }, body: { kind: 'sender', value: `blocked-${i}@spam.example` } }),
+          ? clientAdmin(server, '/api/admin/stats', { headers: { authorization: `Bearer wrong-${ADMIN_TOKEN}` } })
+          : clientAdmin(server, '/api/admin/blocks', { headers: { authorization: `Bearer wrong-${ADMIN_TOKEN}` }, body: { kind: 'sender', value: `blocked-${i}@spam.example` } }),
       ok: (res) => assert.equal(res.status, 401, res.text),
       noEffect: async (server) => {
         // The refused guesses blocked nothing, the next ones are refused too, and the right token works.
-        assertLimited(await adminRequest(server, '/api/admin/addresses?limit=1&offset=0', { headers: { authorization: 'Bearer another-wrong-guess' } }), 'a wrong guess');
-        const list = await adminRequest(server, '/api/admin/blocks');
+        assertLimited(await clientAdmin(server, '/api/admin/addresses?limit=1&offset=0', { headers: { authorization: 'Bearer another-wrong-guess' } }), 'a wrong guess');
+        const list = await clientAdmin(server, '/api/admin/blocks');
         assert.equal(list.status, 200, list.text);
         assert.deepEqual(list.json.results, []);
-        const added = await adminRequest(server, '/api/admin/blocks', { body: { kind: 'sender', value: 'after@spam.example' } });
+        const added = await clientAdmin(server, '/api/admin/blocks', { body: { kind: 'sender', value: 'after@spam.example' } });
         assert.equal(added.status, 200, added.text);
-        assert.equal((await adminRequest(server, '/api/admin/stats')).status, 200);
+        assert.equal((await clientAdmin(server, '/api/admin/stats')).status, 200);
       },
     },
     WEBHOOK: {
       // PUT, GET and DELETE /api/webhook and GET /api/webhook/deliveries share one budget.
-      env: { WEBHOOK_ALLOW_PRIVATE: 'true' },
       setup: (server) => inbox(server, false),
       send: (server, { jwt }, i) =>
         [
-          () => request(server.httpUrl, '/api/webhook', { method: 'PUT', jwt, body: { url: 'http://127.0.0.1:8081/hook' } }),
-          () => request(server.httpUrl, '/api/webhook', { jwt }),
-          () => request(server.httpUrl, '/api/webhook/deliveries', { jwt }),
-          () => request(server.httpUrl, '/api/webhook', { method: 'DELETE', jwt }),
+          () => clientRequest(server.httpUrl, '/api/webhook', { method: 'PUT', jwt, body: { url: 'http://127.0.0.1:8081/hook' } }),
+          () => clientRequest(server.httpUrl, '/api/webhook', { jwt }),
+          () => clientRequest(server.httpUrl, '/api/webhook/deliveries', { jwt }),
+          () => clientRequest(server.httpUrl, '/api/webhook', { method: 'DELETE', jwt }),
         ][i]!(),
       ok: (res, i) => {
         assert.equal(res.status, 200, res.text);
@@ -428,13 +447,12 @@ describe('rate limits: every route, at the limit and one past it', () => {
       },
       noEffect: async (server, { jwt }) => {
         // The refused DELETE removed nothing.
-        assert.equal((await request(server.httpUrl, '/api/webhook', { jwt, ...SETUP })).json.url, 'http://127.0.0.1:8081/hook');
+        assert.equal((await clientRequest(server.httpUrl, '/api/webhook', { jwt, ...setup() })).json.url, 'http://127.0.0.1:8081/hook');
       },
     },
     SANDBOX_TOKEN: {
       // Each checks a password (a slow hash): counted before it, the wrong guesses' lock-out apart.
-      env: { SANDBOXES: 'rl-box:rl-box-secret' },
-      send: (server) => request(server.httpUrl, '/api/sandbox/token', { body: { name: 'rl-box', password: 'rl-box-secret' } }),
+      send: (server) => clientRequest(server.httpUrl, '/api/sandbox/token', { body: { name: BOXES.SANDBOX_TOKEN.name, password: BOXES.SANDBOX_TOKEN.password } }),
       ok: (res) => {
         assert.equal(res.status, 200, res.text);
         assert.match(res.json.jwt, /\./);
@@ -442,23 +460,21 @@ describe('rate limits: every route, at the limit and one past it', () => {
     },
     SANDBOX: {
       // GET /api/sandbox and GET and PUT /api/sandbox/chaos share one budget.
-      env: { SANDBOXES: 'rl-box:rl-box-secret' },
-      setup: async (server) => ({ jwt: (await request(server.httpUrl, '/api/sandbox/token', { body: { name: 'rl-box', password: 'rl-box-secret' }, ...SETUP })).json.jwt }),
+      setup: async (server) => ({ jwt: (await clientRequest(server.httpUrl, '/api/sandbox/token', { body: { name: BOXES.SANDBOX.name, password: BOXES.SANDBOX.password }, ...setup() })).json.jwt }),
       send: (server, { jwt }, i) =>
         [
-          () => request(server.httpUrl, '/api/sandbox', { jwt }),
-          () => request(server.httpUrl, '/api/sandbox/chaos', { jwt }),
-          () => request(server.httpUrl, '/api/sandbox/chaos', { method: 'PUT', jwt, body: {} }),
-          () => request(server.httpUrl, '/api/sandbox/chaos', { method: 'PUT', jwt, body: { sender: { errorCode: 451, probability: 100 } } }),
+          () => clientRequest(server.httpUrl, '/api/sandbox', { jwt }),
+          () => clientRequest(server.httpUrl, '/api/sandbox/chaos', { jwt }),
+          () => clientRequest(server.httpUrl, '/api/sandbox/chaos', { method: 'PUT', jwt, body: {} }),
+          () => clientRequest(server.httpUrl, '/api/sandbox/chaos', { method: 'PUT', jwt, body: { sender: { errorCode: 451, probability: 100 } } }),
         ][i]!(),
       ok: (res) => assert.equal(res.status, 200, res.text),
       noEffect: async (server, { jwt }) => {
-        assert.deepEqual((await request(server.httpUrl, '/api/sandbox/chaos', { jwt, ...SETUP })).json, {}, 'the refused PUT set nothing');
+        assert.deepEqual((await clientRequest(server.httpUrl, '/api/sandbox/chaos', { jwt, ...setup() })).json, {}, 'the refused PUT set nothing');
       },
     },
     MCP: {
       // Every message of a session counts: initialize, the initialized notification, a tool call.
-      env: { MCP: 'on' },
       setup: (server) => inbox(server, false),
       send: async (server, ctx, i) => {
         const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...(ctx['session'] ? { 'mcp-session-id': ctx['session'] as string } : {}) };
@@ -468,7 +484,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
           { jsonrpc: '2.0', id: 2, method: 'tools/list' },
           { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'delete_inbox', arguments: {} } },
         ];
-        const res = await request(server.httpUrl, '/mcp', { jwt: ctx['jwt'] as string, headers, body: messages[i] });
+        const res = await clientRequest(server.httpUrl, '/mcp', { jwt: ctx['jwt'] as string, headers, body: messages[i] });
         ctx['session'] ??= res.headers.get('mcp-session-id') ?? undefined;
         return res;
       },
@@ -477,7 +493,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
         if (i === 2) assert.match(res.text, /"name":"wait_for_mail"/);
       },
       noEffect: async (server, { jwt }) => {
-        assert.equal((await settings(server, jwt, SETUP)).status, 200, 'the refused delete_inbox deleted nothing');
+        assert.equal((await clientSettings(server, jwt, setup())).status, 200, 'the refused delete_inbox deleted nothing');
       },
     },
   };
@@ -486,9 +502,24 @@ describe('rate limits: every route, at the limit and one past it', () => {
     assert.deepEqual(Object.keys(cases).sort(), Object.keys(RATE_LIMIT_ROUTES).sort());
   });
 
-  for (const [route, c] of Object.entries(cases) as [RateLimitRoute, Case][]) {
+  const routes = Object.entries(cases) as [RateLimitRoute, Case][];
+  let shared: TestServer;
+  before(async () => {
+    shared = await startTestServer({
+      ...Object.fromEntries(routes.filter(([, c]) => !c.own).map(([route]) => [`RATE_LIMIT_${route}`, `${MAX}/60`])),
+      // What the cases' routes need: sandboxes (MAILPIT, MAILHOG, SANDBOX_TOKEN, SANDBOX), the admin API, webhooks to loopback, MCP.
+      SANDBOXES: Object.values(BOXES).map((b) => `${b.name}:${b.password}`).join(' '),
+      ADMIN_TOKEN,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      MCP: 'on',
+    });
+  });
+  after(() => shared?.close());
+
+  for (const [n, [route, c]] of routes.entries()) {
     it(`${route}: request ${MAX} of RATE_LIMIT_${route}=${MAX}/60 is served, request ${MAX + 1} is a plain-text 429 with Retry-After: 60 and does nothing`, async () => {
-      const server = await startTestServer({ [`RATE_LIMIT_${route}`]: `${MAX}/60`, ...c.env });
+      CLIENT = `127.0.1.${n + 1}`;
+      const server = c.own ? await startTestServer({ [`RATE_LIMIT_${route}`]: `${MAX}/60`, ...c.own }) : shared;
       try {
         const ctx = (await c.setup?.(server)) ?? {};
         for (let i = 0; i < MAX; i++) c.ok(await c.send(server, ctx, i), i, ctx);
@@ -497,7 +528,7 @@ describe('rate limits: every route, at the limit and one past it', () => {
         assert.deepEqual(refused.setCookies, [], 'a refused request sets no cookie');
         await c.noEffect?.(server, ctx);
       } finally {
-        await server.close();
+        if (c.own) await server.close();
       }
     });
   }
