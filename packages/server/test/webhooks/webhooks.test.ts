@@ -41,6 +41,13 @@ async function server(env: Record<string, string> = PRIVATE, tuning: Partial<Web
   return s;
 }
 
+let shared: Promise<TestServer> | undefined;
+/**
+ * One server with the default tuning (PRIVATE, FAST) for the cases that need nothing else:
+ * each uses addresses and receivers of its own, so none sees another's mail or deliveries.
+ */
+const sharedServer = (): Promise<TestServer> => (shared ??= server());
+
 /** An address with a webhook at `url`; the receiver verifies with its secret. */
 async function hooked(s: TestServer, r: Receiver, name = `h-${randomUUID().slice(0, 8)}`, url = r.url()) {
   const { address, jwt } = await createAddress(s, { name });
@@ -70,7 +77,7 @@ async function untilDeliveries(s: { httpUrl: string }, jwt: string, done: (list:
 
 describe('webhooks: delivery', () => {
   it('a mail received over SMTP is POSTed to its address webhook at once, signed as Standard Webhooks says, with the list fields of the mail', async () => {
-    const s = await server();
+    const s = await sharedServer();
     const r = await receiver();
     const { address, jwt, secret } = await hooked(s, r, 'signed');
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'whsec_ and the base64 of 32 bytes');
@@ -109,7 +116,7 @@ describe('webhooks: delivery', () => {
   });
 
   it('a message to several addresses is POSTed once to each address webhook, each with its own mail and secret; an address without one gets nothing', async () => {
-    const s = await server();
+    const s = await sharedServer();
     const r1 = await receiver();
     const r2 = await receiver();
     const one = await hooked(s, r1, 'multi-one');
@@ -129,7 +136,7 @@ describe('webhooks: delivery', () => {
   });
 
   it('a PUT that replaces the URL makes a new secret: the next mail goes to the new URL, signed with it; DELETE stops deliveries', async () => {
-    const s = await server();
+    const s = await sharedServer();
     const oldReceiver = await receiver();
     const newReceiver = await receiver();
     const { address, jwt, secret: oldSecret } = await hooked(s, oldReceiver, 'rotating');
@@ -440,7 +447,7 @@ describe("webhooks: the operator's WEBHOOK_URL", () => {
 
 describe('webhooks: the API', () => {
   it('answers 401 without valid credentials, on every route', async () => {
-    const s = await server();
+    const s = await sharedServer();
     for (const [method, path] of [
       ['PUT', '/api/webhook'],
       ['GET', '/api/webhook'],
@@ -456,7 +463,7 @@ describe('webhooks: the API', () => {
   });
 
   it('isolation: one address can neither see, change nor delete another address webhook or its deliveries', async () => {
-    const s = await server();
+    const s = await sharedServer();
     const r = await receiver();
     const a = await hooked(s, r, 'iso-a');
     const b = await createAddress(s, { name: 'iso-b' });
@@ -478,7 +485,7 @@ describe('webhooks: the API', () => {
   });
 
   it('bad input is a plain-text 400 that says what is wrong, and sets nothing', async () => {
-    const s = await server();
+    const s = await sharedServer();
     const r = await receiver();
     const { jwt } = await hooked(s, r, 'bad-input');
     const long = `http://127.0.0.1:${r.port}/${'a'.repeat(2048)}`;
