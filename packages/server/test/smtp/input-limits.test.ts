@@ -9,6 +9,13 @@ import { client, createAddress, message, openData, sendMail, serversStoppedAfter
 import { openEventStream, type EventStream } from '../helpers/event-stream.js';
 
 const start = serversStoppedAfter();
+/** One server per environment that several cases share (each with addresses of its own), started by the first that asks. */
+const sharedServers = new Map<string, Promise<TestServer>>();
+const shared = (env: Record<string, string>): Promise<TestServer> => {
+  const key = JSON.stringify(env);
+  if (!sharedServers.has(key)) sharedServers.set(key, start(env));
+  return sharedServers.get(key)!;
+};
 
 describe('input limits: SMTP', () => {
   it('SMTP_MAX_LINE_BYTES: a command line of exactly the limit is read; one byte more gets 421 and the connection is closed', async () => {
@@ -40,7 +47,7 @@ describe('input limits: SMTP', () => {
 
   it('MAX_MESSAGE_BYTES: a message of exactly the limit is stored; one byte more gets 552 5.3.4 and is not', async () => {
     const limit = 20_000;
-    const server = await start({ MAX_MESSAGE_BYTES: String(limit) });
+    const server = await shared({ MAX_MESSAGE_BYTES: String(limit) });
     const { address, jwt } = await createAddress(server);
     const sized = (n: number) => {
       const head = 'Subject: sized\r\n\r\n';
@@ -55,7 +62,7 @@ describe('input limits: SMTP', () => {
 
   it('MAX_MESSAGE_BYTES: an oversize message is read to its end up to twice the limit (552 5.3.4); past that it gets 552 5.3.4 at once and the connection is closed', async () => {
     const limit = 20_000;
-    const server = await start({ MAX_MESSAGE_BYTES: String(limit) });
+    const server = await shared({ MAX_MESSAGE_BYTES: String(limit) });
     const { address, jwt } = await createAddress(server);
     const lines = (n: number) => `${'x'.repeat(98)}\r\n`.repeat(n);
     // Twice the limit in all: read to the end, then 552, and the session goes on.
@@ -172,7 +179,7 @@ describe('input limits: HTTP', () => {
   });
 
   it('GET /api/mails: limit 100 is served, 101 is 400 (interface "Limits")', async () => {
-    const server = await start({});
+    const server = await shared({});
     const { jwt } = await createAddress(server);
     const api = client(server);
     assert.equal((await api('/api/mails?limit=100&offset=0', { jwt })).status, 200);
@@ -180,7 +187,7 @@ describe('input limits: HTTP', () => {
   });
 
   it('JWT_MAX_LENGTH: a token of exactly the limit is verified; a limit one shorter refuses it with 401', async () => {
-    const probe = await start({});
+    const probe = await shared({});
     const { jwt } = await createAddress(probe);
     const length = jwt.length;
     const exact = await start({ JWT_MAX_LENGTH: String(length) });
