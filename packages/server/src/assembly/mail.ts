@@ -97,6 +97,7 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     mailTtlMs: m.mailTtlMs,
     addressTtlMs: m.addressTtlMs,
     tombstones: createTombstones(deps.jwtSecret, m.addressTombstoneTtlMs),
+    attachmentPolicy: { maxBytes: m.attachmentMaxBytes, refusedExtensions: new Set(m.attachmentRefusedExtensions), refuseExecutables: m.attachmentRefuseExecutables },
     sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
     outbox: { operator: operator !== undefined, queued: () => dispatcher.wake() },
     ...(arrivals ? { arrivals } : {}),

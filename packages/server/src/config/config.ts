@@ -133,6 +133,12 @@ export interface MailConfig {
   maxMessageBytes: number;
   mailTtlMs: number;
   addressTtlMs: number;
+  /** ATTACHMENT_MAX_BYTES: largest decoded attachment taken at DATA; 0 = no limit but MAX_MESSAGE_BYTES. */
+  attachmentMaxBytes: number;
+  /** ATTACHMENT_REFUSED_EXTENSIONS: lower-cased, without the dot; empty = none refused by name. */
+  attachmentRefusedExtensions: string[];
+  /** ATTACHMENT_REFUSE_EXECUTABLES: refuse attachments whose bytes begin as a PE or ELF executable. */
+  attachmentRefuseExecutables: boolean;
   /** ADDRESS_TOMBSTONE_TTL: how long a deleted or expired address's tombstone holds its name; 0 = for ever. */
   addressTombstoneTtlMs: number;
   sweepIntervalMs: number;

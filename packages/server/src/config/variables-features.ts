@@ -1,11 +1,22 @@
 // The environment variables of mail's size and retention, event streams, metrics, the
 // admin, webhooks, the deliverability report and the log (a part of CONFIG_VARIABLES,
 // variables.ts).
-import { bool, ConfigError, duration, LOG_LEVELS, optional, positiveInt, webhookUrl } from './values.js';
+import { bool, ConfigError, count, duration, LOG_LEVELS, optional, positiveInt, webhookUrl } from './values.js';
 import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { isSecret } from '../domain/webhook-secret.js';
 import { parseScanner } from '../domain/spam-scanner-url.js';
 import type { VariableSpec } from './variable-spec.js';
+import { DEFAULT_REFUSED_EXTENSIONS } from '../mail/attachment-policy.js';
+
+const EXTENSION_RE = /^[a-z0-9_-]{1,16}$/;
+
+/** ATTACHMENT_REFUSED_EXTENSIONS's value: lower-cased, a leading dot dropped; `none` or empty is none. */
+function extensions(raw: string): string[] {
+  if (raw === '' || raw.toLowerCase() === 'none') return [];
+  const list = raw.split(',').map((e) => e.trim().toLowerCase().replace(/^\./, '')).filter((e) => e !== '');
+  if (!list.every((e) => EXTENSION_RE.test(e))) throw new ConfigError('a comma-separated list of file name extensions (letters, digits, - or _, at most 16 each), or none');
+  return [...new Set(list)];
+}
 
 /** SPAM_SCANNER's value, or the form it takes. */
 function scanner(raw: string) {
@@ -18,6 +29,27 @@ function scanner(raw: string) {
 
 export const FEATURE_VARIABLES: VariableSpec[] = [
   { name: 'MAX_MESSAGE_BYTES', default: '10485760', accepts: 'positive integer', description: 'SMTP SIZE; larger mail is refused with 552 5.3.4.', set: (c, r) => (c.mail.maxMessageBytes = positiveInt(r)) },
+  {
+    name: 'ATTACHMENT_MAX_BYTES',
+    default: '0',
+    accepts: 'whole number, 0 for no limit',
+    description: 'Largest decoded attachment of a message taken at SMTP DATA; a message with a larger one is refused whole with 552 5.3.4 (0: only MAX_MESSAGE_BYTES bounds it).',
+    set: (c, r) => (c.mail.attachmentMaxBytes = count(r)),
+  },
+  {
+    name: 'ATTACHMENT_REFUSED_EXTENSIONS',
+    default: DEFAULT_REFUSED_EXTENSIONS.join(','),
+    accepts: 'comma-separated extensions (without the dot), or none',
+    description: 'A message with an attachment whose file name ends in one of these is refused whole at SMTP DATA with 554 5.7.1 (none: no file name is refused).',
+    set: (c, r) => (c.mail.attachmentRefusedExtensions = extensions(r)),
+  },
+  {
+    name: 'ATTACHMENT_REFUSE_EXECUTABLES',
+    default: 'true',
+    accepts: 'true or false',
+    description: 'Refuse at SMTP DATA (554 5.7.1) a message with an attachment whose decoded bytes begin as a Windows (PE, "MZ") or Linux (ELF) program does, whatever its name.',
+    set: (c, r) => (c.mail.attachmentRefuseExecutables = bool(r)),
+  },
   { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mail.mailTtlMs = duration(r)) },
   { name: 'ADDRESS_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Addresses older than this are purged with their mail.', set: (c, r) => (c.mail.addressTtlMs = duration(r)) },
   {

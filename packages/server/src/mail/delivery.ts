@@ -8,6 +8,7 @@ import type { MailMetadata } from '@temp-inbox/api';
 import type { MailBody, MailEnvelope } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { Recipient } from './addresses.js';
+import { refusalOf, type AttachmentPolicy } from './attachment-policy.js';
 import type { EventBus } from './events/events.js';
 import type { MailAuthenticator } from './auth/auth.js';
 import type { MessageParser } from './parse/parse.js';
@@ -51,6 +52,8 @@ export interface DeliveryOptions {
   /** Reports built after arrival (mail/service.ts MailServiceOptions.arrivals). */
   arrivals?: { webhookWaitMs: number; arrived(message: ArrivedMessage): void } | undefined;
   now: () => number;
+  /** What attachments a message may carry (attachment-policy.ts); a sandbox's capture is not checked. Absent: any. */
+  attachmentPolicy?: AttachmentPolicy | undefined;
   /** Creates a pending catch-all recipient's address (addresses.ts createPending). */
   createPending: (recipient: Recipient) => Promise<Recipient>;
 }
@@ -100,6 +103,9 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
       parser.parse(raw, env.client),
       opts.authenticator?.check(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, sender: env.sender }),
     ]);
+    // Refused whole, before anything is stored (an AttachmentRefusedError: SMTP answers 552 or 554).
+    const refusal = env.capture ? undefined : refusalOf(opts.attachmentPolicy, parsed.facts);
+    if (refusal) throw refusal;
     // Bounded like the metadata, so no field of a list item can grow without limit.
     const source = (env.sender || parsed.fromAddress || '').slice(0, MAX_SOURCE_CHARS);
     const messageId = parsed.messageId.slice(0, MAX_MESSAGE_ID_CHARS);

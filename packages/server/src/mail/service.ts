@@ -4,6 +4,7 @@ import { notFound } from '../domain/errors.js';
 import type { NamePolicy } from '../domain/names.js';
 import { isSandboxAddress } from '../domain/sandboxes.js';
 import type { Tombstones } from '../domain/tombstones.js';
+import type { AttachmentPolicy } from './attachment-policy.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
 import type { ParsedSearch } from '../storage/search-query.js';
@@ -31,6 +32,8 @@ export interface MailServiceOptions {
   addressTtlMs: number;
   /** Sessions live as long as their cookie. */
   sessionTtlMs: number;
+  /** What attachments a delivered message may carry (ATTACHMENT_*; mail/attachment-policy.ts); absent: any. */
+  attachmentPolicy?: AttachmentPolicy;
   /**
    * A deleted or expired address leaves a tombstone and its name is not given out again
    * (ADDRESS_TOMBSTONE_TTL; docs/decisions.md "Deleted address"); absent: names are free again.

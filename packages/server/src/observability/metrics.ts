@@ -3,8 +3,8 @@
 // registry, so several in one process (tests) do not mix their counts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** deferred: answered 4xx by a limit (the in-flight budget or the client's share of it, bytes per client and window or day, the minimum DATA rate). */
-export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred';
+/** refused: by the attachment policy (552 or 554). deferred: answered 4xx by a limit (the in-flight budget or the client's share of it, bytes per client and window or day, the minimum DATA rate). */
+export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred' | 'refused';
 
 /**
  * A read answered from stored mail (http/response-cache.ts): hit, the bytes kept for the
@@ -19,6 +19,8 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** One SMTP DATA: stored (and how many copies), refused as too large, or failed. */
   smtpMessage(outcome: SmtpOutcome, copies?: number): void;
+  /** One message refused at DATA by the attachment policy (552 5.3.4 or 554 5.7.1), by why. */
+  smtpAttachmentRefused(reason: 'size' | 'extension' | 'content'): void;
   /** One RCPT refused with 550 (no such mailbox). */
   smtpRecipientRefused(): void;
   /** One SMTP connection refused at accept (per-client cap). */
@@ -55,8 +57,14 @@ export function createMetrics(storeKind: string): Metrics {
   });
   const messages = new Counter({
     name: 'temp_inbox_smtp_messages_total',
-    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 or 421 from a limit).',
+    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 or 421 from a limit), refused (552 or 554 by the attachment policy).',
     labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const attachmentsRefused = new Counter({
+    name: 'temp_inbox_smtp_attachments_refused_total',
+    help: 'SMTP messages refused at DATA by the attachment policy, by reason: size (ATTACHMENT_MAX_BYTES), extension (ATTACHMENT_REFUSED_EXTENSIONS), content (an executable, ATTACHMENT_REFUSE_EXECUTABLES).',
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   const stored = new Counter({ name: 'temp_inbox_mails_stored_total', help: 'Mails stored (one per recipient address of a message).', registers: [registry] });
@@ -113,6 +121,7 @@ export function createMetrics(storeKind: string): Metrics {
   dnsSilent.set(0);
   // Pre-create the outcome series, so that a rate over them starts at 0.
   for (const outcome of ['stored', 'too_large', 'failed'] as const) messages.inc({ outcome }, 0);
+  for (const reason of ['size', 'extension', 'content'] as const) attachmentsRefused.inc({ reason }, 0);
   for (const hook of ['address', 'operator'] as const) for (const outcome of ['delivered', 'failed', 'gave_up'] as const) webhooks.inc({ hook, outcome }, 0);
 
   const LONG_LIVED = new Set(['/api/events', '/api/mails/wait']);
@@ -126,6 +135,7 @@ export function createMetrics(storeKind: string): Metrics {
       messages.inc({ outcome });
       if (copies) stored.inc(copies);
     },
+    smtpAttachmentRefused: (reason) => attachmentsRefused.inc({ reason }),
     smtpRecipientRefused: () => refused.inc(),
     smtpConnectionRefused: () => connectionsRefused.inc(),
     smtpAuth: (outcome) => logins.inc({ outcome }),

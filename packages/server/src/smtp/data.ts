@@ -3,6 +3,7 @@
 // charged to the client's byte budgets and stored: delivered, or captured for a login.
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import { clientKey } from '../limits/window-limiter.js';
+import { AttachmentRefusedError } from '../mail/attachment-policy.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
 import type { Recipient } from '../mail/service.js';
 import { countGarbage, endOfMessage } from '../memory/young-garbage.js';
@@ -133,6 +134,13 @@ function storeMessage(ctx: HookContext, session: SMTPServerSession, message: Mes
         });
     })
     .catch((err: unknown) => {
+      // Permanent: the same message is refused again (docs/decisions.md "Attachment policy"); nothing was stored.
+      if (err instanceof AttachmentRefusedError) {
+        metrics?.smtpMessage('refused');
+        metrics?.smtpAttachmentRefused(err.reason);
+        log.info({ session: session.id, remote: session.remoteAddress, reason: err.reason }, 'SMTP message refused by the attachment policy');
+        return finish(err.reason === 'size' ? reply(552, '5.3.4', err.message) : reply(554, '5.7.1', err.message));
+      }
       metrics?.smtpMessage('failed');
       opts.storage?.failed(err);
       log.error({ err }, 'storing mail failed');

@@ -481,10 +481,19 @@ describe('mail.tm-compatible API: configuration and limits', { timeout: 120_000 
     }
   });
 
-  it('RATE_LIMIT_MAILTM_TOKEN: the 4th login of a client is a JSON 429 with Retry-After, a right password too; another client is served', async () => {
-    const server = await startTestServer({ MAIL_DOMAINS: DOMAIN, RATE_LIMIT_MAILTM_TOKEN: '3/60' });
-    try {
-      const api = apiOf(server);
+  describe('the rate limits, RATE_LIMIT_MAILTM_TOKEN, _ACCOUNTS and RATE_LIMIT_MAILTM at 3/60 on one server', () => {
+    // Budgets are per route and per client: each case is a client of its own (127.0.3.<n>),
+    // and its "another client" another address again (127.0.4.<n>).
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ MAIL_DOMAINS: DOMAIN, RATE_LIMIT_MAILTM_TOKEN: '3/60', RATE_LIMIT_MAILTM_ACCOUNTS: '3/60', RATE_LIMIT_MAILTM: '3/60' });
+    });
+    after(() => server?.close());
+    /** The API as the client at `localAddress`. */
+    const from = (localAddress: string): Api => (path, opts = {}) => apiOf(server)(path, { localAddress, ...opts });
+
+    it('RATE_LIMIT_MAILTM_TOKEN: the 4th login of a client is a JSON 429 with Retry-After, a right password too; another client is served', async () => {
+      const api = from('127.0.3.1');
       const made = await api('/accounts', { method: 'POST', body: { address: `brute@${DOMAIN}`, password: 'right' } });
       assert.equal(made.status, 201);
       for (let i = 0; i < 3; i++) assertJwtError(await api('/token', { method: 'POST', body: { address: `brute@${DOMAIN}`, password: `guess-${i}` } }), 'Invalid credentials.');
@@ -492,33 +501,23 @@ describe('mail.tm-compatible API: configuration and limits', { timeout: 120_000 
       assert.equal(refused.status, 429, refused.text);
       assert.equal(refused.headers.get('retry-after'), '60');
       assert.equal(refused.json['@type'], 'hydra:Error');
-      const other = await api('/token', { method: 'POST', body: { address: `brute@${DOMAIN}`, password: 'right' }, localAddress: '127.0.0.2' });
+      const other = await api('/token', { method: 'POST', body: { address: `brute@${DOMAIN}`, password: 'right' }, localAddress: '127.0.4.1' });
       assert.equal(other.status, 200, 'another client has its own budget');
       assert.equal((await api('/accounts', { method: 'POST', body: { address: `more@${DOMAIN}`, password: 'x' } })).status, 201, 'POST /accounts has a budget of its own');
-    } finally {
-      await server.close();
-    }
-  });
+    });
 
-  it('RATE_LIMIT_MAILTM_ACCOUNTS: the 4th creation of a client is a 429 and creates nothing', async () => {
-    const server = await startTestServer({ MAIL_DOMAINS: DOMAIN, RATE_LIMIT_MAILTM_ACCOUNTS: '3/60' });
-    try {
-      const api = apiOf(server);
+    it('RATE_LIMIT_MAILTM_ACCOUNTS: the 4th creation of a client is a 429 and creates nothing', async () => {
+      const api = from('127.0.3.2');
       for (let i = 0; i < 3; i++) assert.equal((await api('/accounts', { method: 'POST', body: { address: `made-${i}@${DOMAIN}`, password: 'x' } })).status, 201);
       const refused = await api('/accounts', { method: 'POST', body: { address: `made-3@${DOMAIN}`, password: 'x' } });
       assert.equal(refused.status, 429);
       assert.equal(refused.headers.get('retry-after'), '60');
-      const later = await api('/accounts', { method: 'POST', body: { address: `made-3@${DOMAIN}`, password: 'x' }, localAddress: '127.0.0.2' });
+      const later = await api('/accounts', { method: 'POST', body: { address: `made-3@${DOMAIN}`, password: 'x' }, localAddress: '127.0.4.2' });
       assert.equal(later.status, 201, 'the name stayed free');
-    } finally {
-      await server.close();
-    }
-  });
+    });
 
-  it('RATE_LIMIT_MAILTM: every other /mailtm route shares one budget (refused in mail.tm\'s shape), apart from our own routes\'', async () => {
-    const server = await startTestServer({ MAIL_DOMAINS: DOMAIN, RATE_LIMIT_MAILTM: '3/60' });
-    try {
-      const api = apiOf(server);
+    it('RATE_LIMIT_MAILTM: every other /mailtm route shares one budget (refused in mail.tm\'s shape), apart from our own routes\'', async () => {
+      const api = from('127.0.3.3');
       const a = await account(api, 'budget');
       assert.equal((await api('/messages', { token: a.token })).status, 200);
       assert.equal((await api('/me', { token: a.token })).status, 200);
@@ -528,11 +527,9 @@ describe('mail.tm-compatible API: configuration and limits', { timeout: 120_000 
       assert.equal(refused.headers.get('retry-after'), '60');
       assert.equal(refused.json['@type'], 'hydra:Error', "in mail.tm's shape");
       assert.equal((await api(`/accounts/${a.id}`, { token: a.token })).status, 429, 'one budget');
-      assert.equal((await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: a.token })).status, 200, 'our API keeps its own');
+      assert.equal((await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: a.token, localAddress: '127.0.3.3' })).status, 200, 'our API keeps its own');
       assert.equal((await api('/token', { method: 'POST', body: { address: a.address, password: a.password } })).status, 200, '/token has its own');
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('Mercure streams count against the caps of GET /api/events (EVENTS_PER_ADDRESS)', async () => {

@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
+import { attachmentFacts, NO_ATTACHMENTS, type AttachmentFacts } from './attachment-facts.js';
 import { installConcatBlob } from './concat-blob.js';
 import { buildMetadata, headerTags, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
 import { searchWordsOf } from './search-text.js';
@@ -47,6 +48,8 @@ export interface WorkerItem {
   searchText: string;
   /** The tags its X-Tags header names (metadata.ts headerTags). */
   tags: string[];
+  /** Every attachment's size, extension and first bytes, for the attachment policy (attachment-facts.ts). */
+  facts: AttachmentFacts;
 }
 
 export interface WorkerResult {
@@ -102,7 +105,8 @@ function item(email: Email | undefined, degraded: boolean, contents: Contents, p
     return { filename: metadata.attachments[pick ?? i]?.filename ?? '', contentType: a.mimeType || 'application/octet-stream', offset: contents.add(bytes), length: bytes.byteLength };
   });
   const from = email?.from && !email.from.group ? email.from.address : undefined;
-  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '', tags: headerTags(email) };
+  const facts = pick === undefined && email ? attachmentFacts(email.attachments.map((a) => ({ filename: a.filename, bytes: bytesOf(a.content) }))) : NO_ATTACHMENTS;
+  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '', tags: headerTags(email), facts };
 }
 
 /** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */

@@ -1,6 +1,7 @@
 // What the parse of one message gives the mail service (ParsedMessage), built from a
 // worker's answer, or, when nothing could be read, a message described by nothing.
 import type { MailMetadata } from '@temp-inbox/api';
+import { NO_ATTACHMENTS, type AttachmentFacts } from './attachment-facts.js';
 import { buildMetadata } from './metadata.js';
 import type { WorkerItem, WorkerResult } from './parse-worker.js';
 
@@ -25,6 +26,8 @@ export interface ParsedMessage {
   searchText: string;
   /** The tags its X-Tags header names, cleaned and bounded (metadata.ts headerTags); a sandbox's mail is given them. */
   tags: string[];
+  /** Every attachment's size, extension and first bytes (attachment-facts.ts), for the attachment policy; none when degraded. */
+  facts: AttachmentFacts;
 }
 
 export function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
@@ -36,10 +39,11 @@ export function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
     degraded: it.degraded,
     searchText: it.searchText,
     tags: it.tags,
+    facts: it.facts,
   };
 }
 
 /** Metadata of a message nothing could be read from. */
 export function nothing(): ParsedMessage {
-  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '', tags: [] };
+  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '', tags: [], facts: NO_ATTACHMENTS };
 }

@@ -1,0 +1,143 @@
+// The attachment policy at DATA (docs/decisions.md "Attachment policy"), over real SMTP: a
+// message passes, or is refused whole for an attachment over ATTACHMENT_MAX_BYTES (552
+// 5.3.4), a refused file name extension or executable content (554 5.7.1), each with a
+// sentence that says why, nothing stored, and counted per reason in /metrics. The worst case
+// (a large message of many parts) is measured: the event loop is not held by it.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createAddress, openData, request, startTestServer, type TestServer } from '../helpers/harness.js';
+
+const METRICS = 'metrics-token-for-attachments';
+
+interface Part {
+  filename: string;
+  content: Buffer;
+  type?: string;
+}
+
+/** A multipart/mixed message: a text body, then each part base64-encoded as an attachment. */
+function multipart(parts: Part[], subject = 'with attachments'): string {
+  const b = 'b-policy-boundary';
+  const lines = [`From: a@example.org`, `To: b@example.org`, `Subject: ${subject}`, 'MIME-Version: 1.0', `Content-Type: multipart/mixed; boundary="${b}"`, '', `--${b}`, 'Content-Type: text/plain', '', 'see attached', ''];
+  for (const p of parts) {
+    lines.push(`--${b}`, `Content-Type: ${p.type ?? 'application/octet-stream'}`, 'Content-Transfer-Encoding: base64', `Content-Disposition: attachment; filename="${p.filename}"`, '');
+    lines.push(...(p.content.toString('base64').match(/.{1,76}/g) ?? ['']));
+  }
+  lines.push(`--${b}--`, '');
+  return lines.join('\r\n');
+}
+
+const PE = Buffer.concat([Buffer.from('MZ\x90\x00\x03\x00\x00\x00', 'latin1'), Buffer.alloc(200, 1)]);
+const ELF = Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), Buffer.alloc(200, 2)]);
+const PDF = Buffer.from('%PDF-1.4\n% a small document\n', 'latin1');
+
+async function send(server: TestServer, to: string, message: string): Promise<{ code: number; text: string }> {
+  const smtp = await openData(server.smtpPort, to);
+  try {
+    return await smtp.data(message);
+  } finally {
+    await smtp.quit();
+  }
+}
+
+async function count(server: TestServer, jwt: string): Promise<number> {
+  return (await request(server.httpUrl, '/api/mails?limit=10&offset=0', { jwt })).json.count as number;
+}
+
+async function refusals(server: TestServer): Promise<Record<string, number>> {
+  const text = (await request(server.httpUrl, '/metrics', { headers: { authorization: `Bearer ${METRICS}` } })).text;
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^temp_inbox_smtp_attachments_refused_total\{reason="(\w+)"\} (\d+)$/gm)) out[m[1]!] = Number(m[2]);
+  return out;
+}
+
+describe('attachment policy at DATA (the defaults, and ATTACHMENT_MAX_BYTES=1000)', () => {
+  let server: TestServer;
+  let inbox: { address: string; jwt: string };
+  before(async () => {
+    server = await startTestServer({ ATTACHMENT_MAX_BYTES: '1000', METRICS_TOKEN: METRICS });
+    inbox = await createAddress(server);
+  });
+  after(async () => server?.close());
+
+  it('a message with ordinary attachments within the size passes and is stored', async () => {
+    const res = await send(server, inbox.address, multipart([{ filename: 'report.pdf', content: PDF, type: 'application/pdf' }, { filename: 'notes.txt', content: Buffer.alloc(1000, 'a') }]));
+    assert.equal(res.code, 250, res.text);
+    assert.equal(await count(server, inbox.jwt), 1);
+  });
+
+  it('an attachment over ATTACHMENT_MAX_BYTES: 552 5.3.4 naming it and the limit, nothing stored', async () => {
+    const res = await send(server, inbox.address, multipart([{ filename: 'big.bin', content: Buffer.alloc(1001, 'b') }]));
+    assert.equal(res.code, 552);
+    assert.match(res.text, /^552 5\.3\.4 Message refused: attachment "big\.bin" is 1001 bytes, over this server's limit of 1000 bytes per attachment/);
+    assert.equal(await count(server, inbox.jwt), 1, 'nothing stored');
+  });
+
+  it('a refused extension, whatever its case or a trailing dot: 554 5.7.1 naming it, nothing stored', async () => {
+    for (const filename of ['setup.exe', 'INVOICE.PDF.JS', 'run.bat.', 'screen.SCR']) {
+      const res = await send(server, inbox.address, multipart([{ filename: 'fine.pdf', content: PDF }, { filename, content: Buffer.from('harmless text') }]));
+      assert.equal(res.code, 554, `${filename}: ${res.text}`);
+      assert.match(res.text, /^554 5\.7\.1 Message refused: attachment ".+" is of a type this server does not accept \(\.(exe|js|bat|scr)\)/, filename);
+    }
+    assert.equal(await count(server, inbox.jwt), 1, 'nothing stored');
+  });
+
+  it('executable content under an innocent name (PE, ELF): 554 5.7.1 saying which, nothing stored', async () => {
+    const pe = await send(server, inbox.address, multipart([{ filename: 'invoice.pdf', content: PE, type: 'application/pdf' }]));
+    assert.equal(pe.code, 554, pe.text);
+    assert.match(pe.text, /^554 5\.7\.1 Message refused: attachment "invoice\.pdf" is a Windows program \(PE\)/);
+    const elf = await send(server, inbox.address, multipart([{ filename: 'photo.jpg', content: ELF, type: 'image/jpeg' }]));
+    assert.equal(elf.code, 554, elf.text);
+    assert.match(elf.text, /^554 5\.7\.1 Message refused: attachment "photo\.jpg" is a Linux program \(ELF\)/);
+    assert.equal(await count(server, inbox.jwt), 1, 'nothing stored');
+  });
+
+  it('counts each refusal by reason in /metrics', async () => {
+    assert.deepEqual(await refusals(server), { size: 1, extension: 4, content: 2 });
+  });
+});
+
+describe('attachment policy: ATTACHMENT_REFUSED_EXTENSIONS=none, ATTACHMENT_REFUSE_EXECUTABLES=false', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ ATTACHMENT_REFUSED_EXTENSIONS: 'none', ATTACHMENT_REFUSE_EXECUTABLES: 'false' });
+  });
+  after(async () => server?.close());
+
+  it('takes what the defaults refuse', async () => {
+    const inbox = await createAddress(server);
+    const res = await send(server, inbox.address, multipart([{ filename: 'setup.exe', content: PE }, { filename: 'tool', content: ELF }]));
+    assert.equal(res.code, 250, res.text);
+    assert.equal(await count(server, inbox.jwt), 1);
+  });
+});
+
+describe('attachment policy: the worst case, a large message of many parts', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server?.close());
+
+  it('a 9 MB message of 16,000 parts with as many extensions, an .exe last: refused, the event loop never held for long', async () => {
+    const inbox = await createAddress(server);
+    const parts: Part[] = Array.from({ length: 16_000 }, (_, i) => ({ filename: `part-${i}.x${i}`, content: Buffer.alloc(300, i % 256) }));
+    parts.push({ filename: 'last.exe', content: Buffer.from('text') });
+    const message = multipart(parts);
+    assert.ok(message.length > 9_000_000 && message.length < 10_000_000, `${message.length} bytes`);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const started = process.hrtime.bigint();
+    const res = await send(server, inbox.address, message);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    delay.disable();
+    const maxMs = delay.max / 1e6;
+    console.log(`worst case: ${message.length} bytes, ${parts.length} parts: answered in ${ms.toFixed(0)} ms, event loop delay max ${maxMs.toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+    // Over 64 different extensions: the rest are not looked at, so the message is refused as uncheckable.
+    assert.equal(res.code, 554, res.text);
+    assert.match(res.text, /too many different file types to check/);
+    assert.equal(await count(server, inbox.jwt), 0);
+    assert.ok(maxMs < 250, `event loop held ${maxMs} ms`);
+  });
+});
