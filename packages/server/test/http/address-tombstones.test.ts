@@ -173,6 +173,18 @@ describe('address tombstones: two nodes on PostgreSQL', { skip: pgSkip }, () => 
       await client.end();
     }
   });
+
+  it('a deletion on one node and a create of the name on the other at once: the create never gets it', async () => {
+    for (let i = 0; i < 20; i++) {
+      const name = `race-${i}`;
+      const held = await createAddress(nodes.a, { name });
+      const [deleted, created] = await Promise.all([deleteAddress(nodes.a, held.jwt), newAddress(nodes.b, name)]);
+      assert.equal(deleted.status, 200);
+      // Before the deletion commits it is taken, after it retired: 409 either way.
+      assert.equal(created.status, 409, `${name}: ${created.status} ${created.text}`);
+      assertRetired(await newAddress(nodes.b, name), `${name} afterwards`);
+    }
+  });
 });
 
 describe('address tombstones: the catch-all does not bring a retired name back', () => {
