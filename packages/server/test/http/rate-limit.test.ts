@@ -535,6 +535,12 @@ describe('rate limits: every route, at the limit and one past it', () => {
 });
 
 describe('rate limits: TRUST_PROXY', () => {
+  // The two cases with a trusted proxy share a server: one's clients are the proxy's
+  // X-Forwarded-For addresses and the proxy itself, the other's an untrusted peer (127.0.0.2).
+  let trusting: Promise<TestServer> | undefined;
+  const trustingServer = () => (trusting ??= startTestServer({ RATE_LIMIT_SETTINGS: '3/60', TRUST_PROXY: '127.0.0.1' }));
+  after(async () => (await trusting)?.close());
+
   it('by default X-Forwarded-For does not change the key', async () => {
     const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60' });
     try {
@@ -548,37 +554,29 @@ describe('rate limits: TRUST_PROXY', () => {
   });
 
   it('with TRUST_PROXY=127.0.0.1 each X-Forwarded-For client gets its own budget', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60', TRUST_PROXY: '127.0.0.1' });
-    try {
-      const { jwt } = await createAddress(server);
-      const via = (ip: string) => settings(server, jwt, { headers: { 'x-forwarded-for': ip } });
-      for (let i = 1; i <= 3; i++) assertOk(await via('9.9.9.9'), `9.9.9.9 #${i}`);
-      assertLimited(await via('9.9.9.9'), '9.9.9.9 #4');
-      for (let i = 1; i <= 3; i++) assertOk(await via('8.8.8.8'), `8.8.8.8 #${i}`);
-      assertLimited(await via('8.8.8.8'), '8.8.8.8 #4');
-      // The proxy itself (no header) is a client of its own.
-      assertOk(await settings(server, jwt), 'the proxy without X-Forwarded-For');
-      // An IPv4-mapped form is the same client as the IPv4 address.
-      assertLimited(await via('::ffff:9.9.9.9'), '::ffff:9.9.9.9');
-      // IPv6 clients are keyed by their /64.
-      for (let i = 1; i <= 3; i++) assertOk(await via(`2001:db8:1:2:aaaa::${i}`), `2001:db8:1:2:aaaa::${i}`);
-      assertLimited(await via('2001:db8:1:2:bbbb::2'), 'same /64');
-      assertOk(await via('2001:db8:1:3::1'), 'another /64');
-    } finally {
-      await server.close();
-    }
+    const server = await trustingServer();
+    const { jwt } = await createAddress(server);
+    const via = (ip: string) => settings(server, jwt, { headers: { 'x-forwarded-for': ip } });
+    for (let i = 1; i <= 3; i++) assertOk(await via('9.9.9.9'), `9.9.9.9 #${i}`);
+    assertLimited(await via('9.9.9.9'), '9.9.9.9 #4');
+    for (let i = 1; i <= 3; i++) assertOk(await via('8.8.8.8'), `8.8.8.8 #${i}`);
+    assertLimited(await via('8.8.8.8'), '8.8.8.8 #4');
+    // The proxy itself (no header) is a client of its own.
+    assertOk(await settings(server, jwt), 'the proxy without X-Forwarded-For');
+    // An IPv4-mapped form is the same client as the IPv4 address.
+    assertLimited(await via('::ffff:9.9.9.9'), '::ffff:9.9.9.9');
+    // IPv6 clients are keyed by their /64.
+    for (let i = 1; i <= 3; i++) assertOk(await via(`2001:db8:1:2:aaaa::${i}`), `2001:db8:1:2:aaaa::${i}`);
+    assertLimited(await via('2001:db8:1:2:bbbb::2'), 'same /64');
+    assertOk(await via('2001:db8:1:3::1'), 'another /64');
   });
 
   it('an untrusted peer cannot use X-Forwarded-For even when a proxy is trusted', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60', TRUST_PROXY: '127.0.0.1' });
-    try {
-      const { jwt } = await createAddress(server);
-      const from2 = (ip: string) => settings(server, jwt, { localAddress: '127.0.0.2', headers: { 'x-forwarded-for': ip } });
-      for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await from2(ip), ip);
-      assertLimited(await from2('4.4.4.4'), '127.0.0.2 is not a trusted proxy');
-    } finally {
-      await server.close();
-    }
+    const server = await trustingServer();
+    const { jwt } = await createAddress(server);
+    const from2 = (ip: string) => settings(server, jwt, { localAddress: '127.0.0.2', headers: { 'x-forwarded-for': ip } });
+    for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await from2(ip), ip);
+    assertLimited(await from2('4.4.4.4'), '127.0.0.2 is not a trusted proxy');
   });
 });
 
