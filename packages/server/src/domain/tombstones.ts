@@ -4,7 +4,6 @@
 // whether a given name was used. A name with a live tombstone is never given out again.
 import { createHmac } from 'node:crypto';
 import { AppError } from './errors.js';
-import type { TombstoneCheck, TombstoneMark } from '../storage/tombstone-store.js';
 
 /** What POST /api/new_address answers (409) for a name that has a tombstone. */
 export const RETIRED_NAME_MESSAGE = 'That address was used before and is retired: its name is never given out again. Choose another name or omit "name" for a random one.';
@@ -19,10 +18,10 @@ export class RetiredNameError extends AppError {
 export interface Tombstones {
   /** The key of an address (lower-case hex); the same on every node with the same JWT_SECRET. */
   keyOf(address: string): string;
-  /** What createAddress checks for `address` at `now`. */
-  check(address: string, now: number): TombstoneCheck;
-  /** What a deletion at `now` leaves. */
-  mark(now: number): TombstoneMark;
+  /** What createAddress checks for `address` at `now` (storage/tombstone-store.ts TombstoneCheck): its key, and since when a tombstone holds it. */
+  check(address: string, now: number): { key: string; since: number };
+  /** What a deletion at `now` leaves (storage/tombstone-store.ts TombstoneMark). */
+  mark(now: number): { keyOf: (address: string) => string; at: number };
 }
 
 /** Domain separation: the key is derived from the secret, never the secret itself. */
