@@ -6,7 +6,7 @@ import { isWeakSecret, WEAK_SECRET_HINT } from './secrets.js';
 import { isSecret } from '../domain/webhook-secret.js';
 import { parseScanner } from '../domain/spam-scanner-url.js';
 import type { VariableSpec } from './variable-spec.js';
-import { DEFAULT_REFUSED_EXTENSIONS } from '../mail/attachment-policy.js';
+import { DEFAULT_REFUSED_EXTENSIONS } from '../domain/attachment-types.js';
 
 const EXTENSION_RE = /^[a-z0-9_-]{1,16}$/;
 

@@ -18,8 +18,7 @@ export interface AttachmentPolicy {
 /** Why a message was refused: the label of temp_inbox_smtp_attachments_refused_total. */
 export type AttachmentRefusalReason = 'size' | 'extension' | 'content';
 
-/** The default ATTACHMENT_REFUSED_EXTENSIONS: what Windows runs when opened (programs, scripts, installers, shortcuts). */
-export const DEFAULT_REFUSED_EXTENSIONS = ['exe', 'scr', 'com', 'pif', 'bat', 'cmd', 'msi', 'cpl', 'hta', 'js', 'jse', 'vbs', 'vbe', 'wsf', 'wsh', 'ps1', 'lnk'];
+export { DEFAULT_REFUSED_EXTENSIONS } from '../domain/attachment-types.js';
 
 /** A message refused by the policy; the SMTP side answers 552 5.3.4 (size) or 554 5.7.1 (type) with its message. */
 export class AttachmentRefusedError extends AppError {
