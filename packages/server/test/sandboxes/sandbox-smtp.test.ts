@@ -138,8 +138,13 @@ describe('SMTP AUTH in sink mode', () => {
 });
 
 describe('lock-out', () => {
+  // The first two cases share a server: sandboxes of their own, and clients of their own
+  // (127.0.0.1 and 127.0.0.2; 127.0.0.6), the lock-out being per client.
+  let perClient: Promise<TestServer> | undefined;
+  const perClientServer = () => (perClient ??= start({ SANDBOXES: 'locked:right-one burst:right-one', SANDBOX_LOGIN_FAILURES: '3/600', SANDBOX_LOGIN_FAILURES_PER_NAME: '0', METRICS_TOKEN }));
+
   it('after N wrong guesses from a client, its next login is 421 (even with the right password) and POST /api/sandbox/token is 429; another client is not locked', async () => {
-    const server = await start({ SANDBOXES: 'locked:right-one', SANDBOX_LOGIN_FAILURES: '3/600', SANDBOX_LOGIN_FAILURES_PER_NAME: '0', METRICS_TOKEN });
+    const server = await perClientServer();
     const guess = (pass: string, localAddress = '127.0.0.1') =>
       refused(transport(server, 'locked', pass, { localAddress }).sendMail({ from: 'a@x.example', to: 'x@y.example', text: 'x' }));
     for (let i = 0; i < 3; i++) assert.match((await guess(`wrong-${i}`)).response, /^535 5\.7\.8 /);
@@ -156,9 +161,9 @@ describe('lock-out', () => {
   });
 
   it('guesses sent at once cannot overshoot the limit: each is counted before its slow hash', async () => {
-    const server = await start({ SANDBOXES: 'burst:right-one', SANDBOX_LOGIN_FAILURES: '3/600', SANDBOX_LOGIN_FAILURES_PER_NAME: '0' });
+    const server = await perClientServer();
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'burst', password: `guess-${i}` } })),
+      Array.from({ length: 12 }, (_, i) => request(server.httpUrl, '/api/sandbox/token', { method: 'POST', body: { name: 'burst', password: `guess-${i}` }, localAddress: '127.0.0.6' })),
     );
     const statuses = answers.map((r) => r.status).sort();
     assert.deepEqual(statuses, [401, 401, 401, ...Array<number>(9).fill(429)]);
