@@ -20,6 +20,8 @@ export interface Tombstones {
   keyOf(address: string): string;
   /** What createAddress checks for `address` at `now` (storage/tombstone-store.ts TombstoneCheck): its key, and since when a tombstone holds it. */
   check(address: string, now: number): { key: string; since: number };
+  /** Before when a tombstone no longer holds its name at `now` (the sweep removes those); undefined: for ever. */
+  expiredBefore(now: number): number | undefined;
   /** What a deletion at `now` leaves (storage/tombstone-store.ts TombstoneMark). */
   mark(now: number): { keyOf: (address: string) => string; at: number };
 }
@@ -37,6 +39,7 @@ export function createTombstones(secret: string, ttlMs: number): Tombstones {
   return {
     keyOf,
     check: (address, now) => ({ key: keyOf(address), since: ttlMs > 0 ? now - ttlMs : Number.MIN_SAFE_INTEGER }),
+    expiredBefore: (now) => (ttlMs > 0 ? now - ttlMs : undefined),
     mark: (now) => ({ keyOf, at: now }),
   };
 }

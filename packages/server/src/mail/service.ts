@@ -215,6 +215,9 @@ export function createMailService(opts: MailServiceOptions): MailService {
     async sweep(): Promise<PurgeResult> {
       const t = now();
       const tombstones = opts.tombstones?.mark(t);
+      // Tombstones past ADDRESS_TOMBSTONE_TTL hold nothing any more: they go too.
+      const expired = opts.tombstones?.expiredBefore(t);
+      if (expired !== undefined) await store.purgeTombstones({ before: expired });
       return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t, ...(tombstones ? { tombstones } : {}) });
     },
   };

@@ -135,16 +135,18 @@ describe('address tombstones: ADDRESS_TOMBSTONE_TTL frees the name after it', ()
   const clock = testClock();
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ ADDRESS_TOMBSTONE_TTL: '2h' }, undefined, undefined, { now: clock.now });
+    server = await startTestServer({ ADDRESS_TOMBSTONE_TTL: '2h', SWEEP_INTERVAL: '200ms' }, undefined, undefined, { now: clock.now });
   });
   after(async () => server?.close());
 
-  it('refused within the time, free after it', async () => {
+  it('refused within the time, free after it, and the sweep then removes the tombstone', async () => {
     const gone = await createAddress(server, { name: 'short-lived' });
     await deleteAddress(server, gone.jwt);
     clock.advance(2 * HOUR - 1000);
     assertRetired(await newAddress(server, 'short-lived'), 'just inside the time');
+    assert.equal(sqliteTombstones(server.dataDir).length, 1);
     clock.advance(2000);
+    await until('the sweep removed the expired tombstone', () => sqliteTombstones(server.dataDir).length === 0);
     const again = await newAddress(server, 'short-lived');
     assert.equal(again.status, 200, again.text);
     // The old token does not open the new address.
