@@ -521,14 +521,19 @@ describe('Mailpit-compatible API: two nodes on PostgreSQL', { skip }, () => {
   });
 });
 
+/** A third sandbox, of the last describe's own, on the server it shares with the X-Tags describe. */
+const GAMMA = { username: 'gamma', password: 'gamma-secret-3' };
+let tagsServer: Promise<TestServer> | undefined;
+const sharedTagsServer = () => (tagsServer ??= startTestServer({ SANDBOXES: `${SANDBOXES} ${GAMMA.username}:${GAMMA.password}` }));
+after(async () => (await tagsServer)?.close());
+
 describe("Mailpit-compatible API: X-Tags, Mailpit's search filters, and cypress-mailpit's calls", () => {
   let server: TestServer;
   let client: MailpitClient;
   before(async () => {
-    server = await startTestServer({ SANDBOXES });
+    server = await sharedTagsServer();
     client = mailpit(server);
   });
-  after(async () => server?.close());
 
   /** One HTTP call as cy.request makes it: Basic auth, a JSON body when there is one, `qs` encoded into the URL. */
   const cy = async (method: string, path: string, opts: { body?: unknown; qs?: Record<string, string | number> } = {}) => {
@@ -656,14 +661,13 @@ describe("Mailpit-compatible API: X-Tags, Mailpit's search filters, and cypress-
 describe('Mailpit-compatible API: a message without a Message-ID', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ SANDBOXES });
+    server = await sharedTagsServer();
   });
-  after(async () => server?.close());
 
   it('gets an ID derived from its uuid, as Mailpit generates one, the same in the list and the summary', async () => {
     // A raw message is sent as it is: nodemailer adds no Message-ID to it.
-    await smtpSend(server, ALPHA, { envelope: { from: 'a@example.com', to: ['b@example.org'] }, raw: 'From: a@example.com\r\nTo: b@example.org\r\nSubject: no id\r\n\r\nbody\r\n' });
-    const client = mailpit(server);
+    await smtpSend(server, GAMMA, { envelope: { from: 'a@example.com', to: ['b@example.org'] }, raw: 'From: a@example.com\r\nTo: b@example.org\r\nSubject: no id\r\n\r\nbody\r\n' });
+    const client = mailpit(server, GAMMA);
     const [item] = (await client.listMessages()).messages;
     assert.ok(item);
     assert.equal(item.MessageID, `${item.ID}@temp-inbox`);
