@@ -63,6 +63,20 @@ async function hammerThenRecover(send: (i: number) => Promise<HttpResult>, windo
   return send(i);
 }
 
+/**
+ * One server with RATE_LIMIT_SETTINGS=3/60 and RATE_LIMIT_NEW_ADDRESS=2/60 for the cases that
+ * need no other limit; each is a client of its own (its own loopback address).
+ */
+let limits60: Promise<TestServer> | undefined;
+const limits60Server = () => (limits60 ??= startTestServer({ RATE_LIMIT_SETTINGS: '3/60', RATE_LIMIT_NEW_ADDRESS: '2/60' }));
+after(async () => (await limits60)?.close());
+/** An address made from `localAddress` (createAddress, from another client). */
+async function addressFrom(server: TestServer, localAddress: string): Promise<{ address: string; jwt: string }> {
+  const res = await request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, localAddress });
+  assert.equal(res.status, 200, res.text);
+  return res.json;
+}
+
 describe('rate limits: per IP and per route', () => {
   it('trips after max requests with a plain-text 429 and Retry-After; other routes and IPs are unaffected; hammering extends; quiet recovers', async () => {
     const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/3', RATE_LIMIT_MAILS: '3/60' });
@@ -103,38 +117,31 @@ describe('rate limits: per IP and per route', () => {
   });
 
   it('counts unauthenticated requests: the limit trips before auth', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60' });
-    try {
-      for (let i = 1; i <= 3; i++) {
-        const res = await settings(server, 'garbage');
-        assert.equal(res.status, 401, `garbage token #${i}: ${res.status} ${res.text}`);
-      }
-      assertLimited(await settings(server, 'garbage'), 'garbage token #4');
-      assertLimited(await settings(server, undefined), 'no credentials');
-      // Even a valid JWT from the same IP is now refused: the budget is the IP's.
-      const { jwt } = await createAddress(server);
-      assertLimited(await settings(server, jwt), 'valid jwt after 401s');
-    } finally {
-      await server.close();
+    const server = await limits60Server();
+    const client = { localAddress: '127.0.5.1' };
+    for (let i = 1; i <= 3; i++) {
+      const res = await settings(server, 'garbage', client);
+      assert.equal(res.status, 401, `garbage token #${i}: ${res.status} ${res.text}`);
     }
+    assertLimited(await settings(server, 'garbage', client), 'garbage token #4');
+    assertLimited(await settings(server, undefined, client), 'no credentials');
+    // Even a valid JWT from the same IP is now refused: the budget is the IP's.
+    const { jwt } = await addressFrom(server, '127.0.5.2');
+    assertLimited(await settings(server, jwt, client), 'valid jwt after 401s');
   });
 
   it('limits address creation (RATE_LIMIT_NEW_ADDRESS)', async () => {
-    const server = await startTestServer({ RATE_LIMIT_NEW_ADDRESS: '2/60' });
-    try {
-      const create = (opts: RequestOptions = {}) => request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, ...opts });
-      assertOk(await create(), 'creation #1');
-      assertOk(await create(), 'creation #2');
-      const limited = await create();
-      assertLimited(limited, 'creation #3');
-      assert.deepEqual(limited.setCookies, [], 'no cookies on a refused creation');
-      assertOk(await create({ localAddress: '127.0.0.2' }), 'creation from another IP');
-      // A requested name is not taken by a refused attempt.
-      assertLimited(await create({ body: { name: 'limited-name' } }), 'named creation while limited');
-      assertOk(await create({ body: { name: 'limited-name' }, localAddress: '127.0.0.3' }), 'the name is still free');
-    } finally {
-      await server.close();
-    }
+    const server = await limits60Server();
+    const create = (opts: RequestOptions = {}) => request(server.httpUrl, '/api/new_address', { method: 'POST', body: {}, ...opts });
+    assertOk(await create(), 'creation #1');
+    assertOk(await create(), 'creation #2');
+    const limited = await create();
+    assertLimited(limited, 'creation #3');
+    assert.deepEqual(limited.setCookies, [], 'no cookies on a refused creation');
+    assertOk(await create({ localAddress: '127.0.0.2' }), 'creation from another IP');
+    // A requested name is not taken by a refused attempt.
+    assertLimited(await create({ body: { name: 'limited-name' } }), 'named creation while limited');
+    assertOk(await create({ body: { name: 'limited-name' }, localAddress: '127.0.0.3' }), 'the name is still free');
   });
 
   it('RATE_LIMIT_SETTINGS=0 disables the limit', async () => {
@@ -542,15 +549,12 @@ describe('rate limits: TRUST_PROXY', () => {
   after(async () => (await trusting)?.close());
 
   it('by default X-Forwarded-For does not change the key', async () => {
-    const server = await startTestServer({ RATE_LIMIT_SETTINGS: '3/60' });
-    try {
-      const { jwt } = await createAddress(server);
-      for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await settings(server, jwt, { headers: { 'x-forwarded-for': ip } }), ip);
-      assertLimited(await settings(server, jwt, { headers: { 'x-forwarded-for': '9.9.9.9' } }), 'spoofed 9.9.9.9');
-      assertLimited(await settings(server, jwt, { headers: { 'x-real-ip': '8.8.8.8', forwarded: 'for=8.8.8.8' } }), 'other forwarding headers');
-    } finally {
-      await server.close();
-    }
+    const server = await limits60Server();
+    const { jwt } = await addressFrom(server, '127.0.5.4');
+    const from = (headers: Record<string, string>) => settings(server, jwt, { localAddress: '127.0.5.3', headers });
+    for (const ip of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) assertOk(await from({ 'x-forwarded-for': ip }), ip);
+    assertLimited(await from({ 'x-forwarded-for': '9.9.9.9' }), 'spoofed 9.9.9.9');
+    assertLimited(await from({ 'x-real-ip': '8.8.8.8', forwarded: 'for=8.8.8.8' }), 'other forwarding headers');
   });
 
   it('with TRUST_PROXY=127.0.0.1 each X-Forwarded-For client gets its own budget', async () => {
