@@ -23,6 +23,13 @@ import {
   type TestServer,
 } from '../helpers/harness.js';
 
+/** Random bytes that never start like a program (MZ, ELF), which the attachment policy refuses at DATA. */
+function attachmentBytes(n: number): Buffer {
+  const bytes = randomBytes(n);
+  bytes[0] = 0;
+  return bytes;
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RFC3339_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** The Received: header the server prepends: one header, possibly folded (RFC 5322 §2.2.3). */
@@ -241,7 +248,7 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
       b = await createAddress(server, { name: 'iso-b' });
       const msg = multipart({ Subject: 'for b only' }, 'iso', [
         [{ 'Content-Type': 'text/plain' }, 'private'],
-        [{ 'Content-Type': 'application/octet-stream', 'Content-Transfer-Encoding': 'base64', 'Content-Disposition': 'attachment; filename="b.bin"' }, base64Lines(randomBytes(64))],
+        [{ 'Content-Type': 'application/octet-stream', 'Content-Transfer-Encoding': 'base64', 'Content-Disposition': 'attachment; filename="b.bin"' }, base64Lines(attachmentBytes(64))],
       ]);
       await deliver(b.address, msg);
       bMail = (await list(b.jwt)).json.results[0].uuid;
@@ -601,8 +608,8 @@ describe('api: every endpoint through real HTTP and SMTP', () => {
   });
 
   describe('GET /api/attachment/{uuid}/{id}', () => {
-    const binary = randomBytes(3000);
-    const png = randomBytes(257);
+    const binary = attachmentBytes(3000);
+    const png = attachmentBytes(257);
     const name1 = 'Prüfbericht – 東京 (final).bin';
     const name2 = 'café ☕.png';
     let jwt: string;

@@ -11,6 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { client, createAddress, sendMail, startTestServer, type TestServer } from '../helpers/harness.js';
 
+/** Random bytes that never start like a program (MZ, ELF), which the attachment policy refuses at DATA. */
+function attachmentBytes(n: number): Buffer {
+  const bytes = randomBytes(n);
+  bytes[0] = 0;
+  return bytes;
+}
+
 /** One raw GET; the status line and every header line as sent (names lower-cased), and the body bytes. */
 async function rawGet(port: number, path: string, jwt: string): Promise<{ status: number; headers: [string, string][]; body: Buffer }> {
   const socket = connect(port, '127.0.0.1');
@@ -44,21 +51,21 @@ const PARTS: Part[] = [
   {
     // An ASCII name is sent as a token, without filename*.
     headers: ['Content-Type: application/pdf', 'Content-Disposition: attachment; filename="report.pdf"'],
-    content: randomBytes(1000),
+    content: attachmentBytes(1000),
     type: 'application/pdf',
     disposition: 'attachment; filename=report.pdf',
   },
   {
     // A non-ASCII name (RFC 2231 in the mail): an ASCII fallback with "?" and the exact name in filename*.
     headers: ['Content-Type: Application/X-Custom', `Content-Disposition: attachment; filename*=UTF-8''${rfc2231('Prüfbericht 東京.bin')}`],
-    content: randomBytes(700),
+    content: attachmentBytes(700),
     type: 'application/x-custom',
     disposition: `attachment; filename="Pr?fbericht ??.bin"; filename*=UTF-8''Pr%C3%BCfbericht%20%E6%9D%B1%E4%BA%AC.bin`,
   },
   {
     // RFC 2047 in a quoted parameter, as many mailers send it.
     headers: ['Content-Type: image/png', `Content-Disposition: attachment; filename="${encodedWord('résumé.png')}"`],
-    content: randomBytes(300),
+    content: attachmentBytes(300),
     type: 'image/png',
     disposition: `attachment; filename="r?sum?.png"; filename*=UTF-8''r%C3%A9sum%C3%A9.png`,
   },

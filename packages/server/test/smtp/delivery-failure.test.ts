@@ -36,7 +36,8 @@ function withAttachment(id: string): string {
     'Content-Transfer-Encoding: base64',
     'Content-Disposition: attachment; filename="f.bin"',
     '',
-    randomBytes(300).toString('base64'),
+    // A first byte of 0: never taken for a program (MZ, ELF) by the attachment policy.
+    Buffer.concat([Buffer.from([0]), randomBytes(299)]).toString('base64'),
     '--b--',
     '',
   ].join('\r\n');
