@@ -1,5 +1,6 @@
 // The report's spam score from real scanners (report/spam-scanner.ts): Debian's rspamd
-// (POST /checkv2) and SpamAssassin's spamd (REPORT SPAMC/1.5), started here on free ports.
+// (POST /checkv2) and SpamAssassin's spamd (REPORT SPAMC/1.5), started here on free ports
+// (again on another when a port was taken meanwhile).
 // A spammy message and a clean one, a scanner that is down, one that never answers, and
 // a message past the size cap: the section is scored, or `unavailable` with why, never an
 // error.
@@ -114,6 +115,27 @@ for (const kind of ['spamd', 'rspamd'] as const) {
       assert.ok(s.rules.some((r) => r.name === 'MISSING_DATE'), JSON.stringify(s.rules));
       assert.equal(s.findings.length, 1);
       assert.equal(s.findings[0]!.rule, 'spam-score');
+    });
+    it('started on a port another process holds, it starts again on a free one (and is not fooled by what answers there)', async () => {
+      // A squatter that accepts and answers anything: a check of "the port accepts" would take it for the scanner.
+      const squatted: Socket[] = [];
+      const squatter = createServer((c) => {
+        squatted.push(c);
+        c.end('HTTP/1.0 200 OK\r\n\r\nnot a scanner\r\n');
+      });
+      await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));
+      const taken = (squatter.address() as { port: number }).port;
+      const moved = kind === 'spamd' ? await startSpamd({ firstPort: taken }) : await startRspamd({ firstPort: taken });
+      try {
+        assert.notEqual(moved.port, taken);
+        const s = await scanMessage(parseScanner(moved.url), SPAMMY, OPTS);
+        assert.equal(s.scanner, kind);
+        assert.notEqual(s.verdict, 'unavailable', s.reason);
+      } finally {
+        await moved.close();
+        for (const c of squatted) c.destroy();
+        await new Promise((r) => squatter.close(r));
+      }
     });
     it('scores the clean mail lower than the spammy one, and passes it', async () => {
       const spammy = await scanMessage(parseScanner(scanner.url), SPAMMY, OPTS);
