@@ -13,8 +13,8 @@ import type { Lookup } from '../webhooks/guard.js';
 const REPORT_WORKER_TIMEOUT_MS = 10_000;
 /** How long past the scan's own deadline a webhook delivery waits for its mail's report summary (the parse and the queue before it). */
 export const WEBHOOK_WAIT_BEYOND_SCAN_MS = 5000;
-/** Reports built on arrival at once, and messages waiting for one (past it a message gets none on arrival). */
-const ARRIVAL_CONCURRENCY = 2;
+/** Reports built on arrival at once (mostly waiting on the scanner: the parse and the HTML check queue for their threads), and messages waiting for one (past it a message gets none on arrival). */
+const ARRIVAL_CONCURRENCY = 8;
 const ARRIVAL_WAITING = 10_000;
 
 export interface ReportPartsDeps {
