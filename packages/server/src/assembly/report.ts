@@ -13,8 +13,7 @@ import type { Lookup } from '../webhooks/guard.js';
 const REPORT_WORKER_TIMEOUT_MS = 10_000;
 /** How long past the scan's own deadline a webhook delivery waits for its mail's report summary (the parse and the queue before it). */
 export const WEBHOOK_WAIT_BEYOND_SCAN_MS = 5000;
-/** Reports built on arrival at once (mostly waiting on the scanner: the parse and the HTML check queue for their threads), and messages waiting for one (past it a message gets none on arrival). */
-const ARRIVAL_CONCURRENCY = 8;
+/** Messages waiting for a report on arrival (past it a message gets none on arrival). */
 const ARRIVAL_WAITING = 10_000;
 
 export interface ReportPartsDeps {
@@ -34,7 +33,7 @@ export interface ReportParts {
   arrivals: (ReportsOnArrival & { webhookWaitMs: number }) | undefined;
 }
 
-export function buildReport(config: Pick<Config, 'report'>, deps: ReportPartsDeps): ReportParts {
+export function buildReport(config: Pick<Config, 'report' | 'parse'>, deps: ReportPartsDeps): ReportParts {
   const { store, now } = deps;
   const r = config.report;
   const keep = async (mails: { id: number; addressId: number }[], summary: string | null) => {
@@ -53,7 +52,8 @@ export function buildReport(config: Pick<Config, 'report'>, deps: ReportPartsDep
     report,
     release: (mails) => keep(mails, null),
     logger: deps.logger,
-    concurrency: ARRIVAL_CONCURRENCY,
+    // As many at once as one client of the parser may have views (each mostly waits on the scanner).
+    concurrency: config.parse.viewsPerClient,
     maxWaiting: ARRIVAL_WAITING,
   });
   return { report, arrivals: Object.assign(arrivals, { webhookWaitMs: r.scanTimeoutMs + WEBHOOK_WAIT_BEYOND_SCAN_MS }) };

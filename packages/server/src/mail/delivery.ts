@@ -28,10 +28,9 @@ export interface Envelope {
   capture?: MailEnvelope;
 }
 
-/** A stored message as the reports on arrival take it: its mails, its SMTP client and envelope. */
+/** A stored message as the reports on arrival take it: its mails and its SMTP envelope. */
 export interface ArrivedMessage {
   mails: { id: number; addressId: number; uuid: string }[];
-  client: string;
   envelope: { ip?: string; helo?: string; from?: string; rcpt?: string };
   /** Some webhook delivery of these mails was queued. */
   deliveries: boolean;
@@ -135,7 +134,6 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
     // Only queued here: the report is built on a later turn, after the 250 (report/arrival.ts).
     arrivals?.arrived({
       mails: rows.map((r, i) => ({ id: ids[i]!, addressId: r.addressId, uuid: r.uuid })),
-      client: env.client,
       envelope: { ip: env.trace.remoteAddress, helo: env.trace.helo, from: env.sender, rcpt: recipients[0]!.rcpt },
       deliveries,
     });

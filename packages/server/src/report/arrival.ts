@@ -1,7 +1,7 @@
 // Reports built on arrival (docs/decisions.md "Deliverability report"): with SPAM_SCANNER,
 // each stored message is queued here after its commit, and its report is built later, off
-// the SMTP exchange (the 250 never waits for a scan), a few at a time, its message read in
-// the report thread. Its summary is kept with the mails (for their parsed view and their
+// the SMTP exchange (the 250 never waits for a scan), a few at a time, parsed as one client
+// of the parser's, its message read in the report thread. Its summary is kept with the mails (for their parsed view and their
 // webhook deliveries, which wait for it up to WEBHOOK_WAIT after the arrival). A message
 // that finds the queue full, or whose report fails, gets no summary on arrival, and its
 // waiting deliveries are let go at once.
@@ -12,8 +12,6 @@ import { createReportThread } from './report-thread.js';
 export interface ArrivedMessage {
   /** Each recipient's stored mail: one report is built for them all. */
   mails: { id: number; addressId: number; uuid: string }[];
-  /** The SMTP client as the parser's per-client turns count it. */
-  client: string;
   envelope: { ip?: string; helo?: string; from?: string; rcpt?: string };
   /** Some webhook delivery of these mails was queued (and waits for the summary). */
   deliveries: boolean;
@@ -24,7 +22,7 @@ export interface ArrivalOptions {
   /** Lets waiting deliveries go without a summary (store.ts keepReportSummary with null). */
   release(mails: { id: number; addressId: number }[]): Promise<void>;
   logger: Logger | undefined;
-  /** Reports built at once (each a parse, a read in the one report thread and a scan). */
+  /** Reports built at once (each a parse, a read in the one report thread and a scan); at most PARSE_VIEWS_PER_CLIENT. */
   concurrency: number;
   /** Messages waiting for a report; past it a message gets none on arrival. */
   maxWaiting: number;
@@ -41,6 +39,13 @@ export interface ReportsOnArrival {
   close(): Promise<void>;
 }
 
+/**
+ * The name the reports on arrival parse under: one client of the parser's, whose views
+ * take turns with the API's clients' and are bounded as theirs are (PARSE_VIEWS_PER_CLIENT,
+ * which `concurrency` must not pass: a report over it would be refused, not queued).
+ */
+const PARSER_CLIENT = 'reports on arrival';
+
 export function createReportsOnArrival(opts: ArrivalOptions): ReportsOnArrival {
   const thread = createReportThread();
   const waiting: ArrivedMessage[] = [];
@@ -56,7 +61,7 @@ export function createReportsOnArrival(opts: ArrivalOptions): ReportsOnArrival {
 
   async function build(m: ArrivedMessage): Promise<void> {
     try {
-      await opts.report.onArrival(m.mails, m.client, { envelope: m.envelope, read: thread.read });
+      await opts.report.onArrival(m.mails, PARSER_CLIENT, { envelope: m.envelope, read: thread.read });
       built++;
     } catch (err) {
       // A mail deleted meanwhile, parsers busy, a store that failed: no summary on arrival (a GET of the report still builds one).
