@@ -18,6 +18,7 @@ import { RESULTS_DIR, ROOT } from './lib/paths.js';
 import { removeAllTempDirs, stopAllChildren } from './lib/procs.js';
 import { table, type Bench, type BenchOutput, type Row } from './lib/report.js';
 import { memory } from './memory.js';
+import { reportIngest } from './report-ingest.js';
 import { search } from './search.js';
 import { smtpIngest } from './smtp-ingest.js';
 import { startup } from './startup.js';
@@ -35,6 +36,7 @@ const BENCHES: Record<string, Bench> = {
   codes,
   search,
   'auth-ingest': authIngest,
+  'report-ingest': reportIngest,
 };
 
 const argv = process.argv.slice(2);
