@@ -41,6 +41,7 @@ export const routes = {
   adminBlocks: '/api/admin/blocks',
   adminBlock: '/api/admin/blocks/:id',
   adminStats: '/api/admin/stats',
+  adminTombstones: '/api/admin/tombstones',
   adminSandboxes: '/api/admin/sandboxes',
   adminSandbox: '/api/admin/sandboxes/:id',
   adminSandboxPassword: '/api/admin/sandboxes/:id/password',

@@ -308,7 +308,7 @@ describe('mail.tm client library (@cemalgnlts/mailjs) against /mailtm', { timeou
     }
   });
 
-  it('deleteMe deletes the account: its token and address are gone, the name is free again', async () => {
+  it('deleteMe deletes the account: its token and address are gone, and the name is retired (docs/decisions.md "Deleted address")', async () => {
     const mailjs = client(server);
     const address = `lib-gone@${DOMAIN}`;
     await mailjs.register(address, 'pw-gone');
@@ -323,7 +323,9 @@ describe('mail.tm client library (@cemalgnlts/mailjs) against /mailtm', { timeou
     assert.equal(stale.statusCode, 401);
     assert.equal((await other.login(address, 'pw-gone')).statusCode, 401, 'the password went with it');
     const anew = await other.register(address, 'pw-new');
-    assert.equal(anew.status, true, 'the name is free again');
-    assert.notEqual(anew.data.id, id, 'a new account gets a new id');
+    assert.equal(anew.status, false, 'the name is never given out again');
+    assert.equal(anew.statusCode, 422);
+    assert.match(JSON.stringify(anew.data), /used before and is retired/);
+    assert.ok(id, 'the deleted account had an id');
   });
 });
