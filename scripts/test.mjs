@@ -39,7 +39,7 @@ const ALONE = new Map(
 // Chromium, CLI processes); the rest follow in path order.
 const SLOW_FIRST = [
   'packages/client/test/packaging.test.ts',
-  // rspamd compiles its expressions on its first start: minutes on a fresh machine.
+  // Starts real rspamd and spamd processes (a cold rspamd takes about 12 s to answer).
   'packages/server/test/report/spam-scanner.test.ts',
   'packages/client/test/readme-examples.test.ts',
   'packages/client/test/cli.test.ts',
