@@ -3,38 +3,14 @@
 // kept once per mail and read with its head and its webhook deliveries, goes with the mail,
 // and keeping it (or saying none is coming) makes the deliveries that wait for it due.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import type { AddressRecord, NewMail, Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/storage/store.js';
+import { address, newMail, T0 } from './store-fixtures.js';
 
 type Case = [name: string, run: (store: Store) => Promise<void>];
 
-const T0 = 1_700_000_000_000;
 const WAIT = 15_000;
 const SUMMARY = JSON.stringify({ verdict: 'warn', spam: 'pass', html: 'warn', links: 'pass', content: 'pass', sender: 'fail', spam_score: 1.5, spam_threshold: 15 });
 const OTHER = JSON.stringify({ verdict: 'pass', spam: 'pass', html: 'pass', links: 'pass', content: 'pass', sender: 'pass', spam_score: 0, spam_threshold: 15 });
-
-async function address(store: Store, name: string): Promise<AddressRecord> {
-  const a = await store.createAddress(name, T0);
-  assert.ok(a, `could not create ${name}`);
-  return a;
-}
-
-let seq = 0;
-function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> = {}): NewMail {
-  const n = ++seq;
-  return {
-    uuid: randomUUID(),
-    addressId: to.id,
-    address: to.address,
-    source: `r${n}@example.org`,
-    messageId: `<r${n}@example.org>`,
-    metadata: JSON.stringify({ subject: `report ${n}`, attachments: [] }),
-    trace: Buffer.alloc(0),
-    body: { raw: Buffer.from(`Subject: report ${n}\r\n\r\nbody\r\n`), attachments: [] },
-    createdAt,
-    ...over,
-  };
-}
 
 const claim = (store: Store, now: number) => store.claimDeliveries({ owner: 'node-a', now, leaseMs: 60_000, limit: 10, busyWebhooks: [], operator: true });
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { AddressRecord, MailBody, MailSummary, NewMail, Store } from '../../src/storage/store.js';
 import { PART_BYTES, PartsGoneError } from '../../src/storage/parts.js';
+import { address, newMail, T0 } from './store-fixtures.js';
 import { WEBHOOK_CASES } from './webhook-store-contract.js';
 import { SANDBOX_CASES } from './sandbox-store-contract.js';
 import { REPORT_SUMMARY_CASES } from './report-summary-store-contract.js';
@@ -40,38 +41,13 @@ export function storeContract(name: string, factory: StoreFactory, opts: { skip?
 // ---------------------------------------------------------------------------
 // Helpers
 
-const T0 = 1_700_000_000_000; // ms timestamps of realistic size (beyond 32 bits)
+export { newMail };
+
 /** After any real data (year 2096): cases that list a whole store use it, so they hold in a store that has data already. */
 const TF = 4_000_000_000_000;
 
-let mailSeq = 0;
-
-/** A mail with an empty trace line whose whole message is `raw` (or a small default). */
-export function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> & { raw?: Buffer } = {}): NewMail {
-  const n = ++mailSeq;
-  const { raw, ...rest } = over;
-  return {
-    uuid: randomUUID(),
-    addressId: to.id,
-    address: to.address,
-    source: `sender${n}@example.org`,
-    messageId: `<m${n}@example.org>`,
-    metadata: JSON.stringify({ subject: `mail ${n}`, attachments: [] }),
-    trace: Buffer.alloc(0),
-    body: { raw: raw ?? Buffer.from(`Subject: mail ${n}\r\n\r\nbody ${n}\r\n`, 'latin1'), attachments: [] },
-    createdAt,
-    ...rest,
-  };
-}
-
 function summaryOf(m: NewMail, id: number): MailSummary {
   return { id, uuid: m.uuid, source: m.source, address: m.address, metadata: m.metadata, messageId: m.messageId, createdAt: m.createdAt, seen: false };
-}
-
-async function address(store: Store, name: string, createdAt = T0): Promise<AddressRecord> {
-  const a = await store.createAddress(name, createdAt);
-  assert.ok(a, `could not create ${name}`);
-  return a;
 }
 
 /** Inserts one mail per timestamp, one call each, and returns them with their ids. */

@@ -6,38 +6,14 @@
 // claimed, the busy ones and the operator's left out on request), attempts recorded,
 // pruning, and what goes when an address, a mail or a webhook does.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import type { AddressRecord, NewMail, Store, WebhookAttempt } from '../../src/storage/store.js';
+import type { Store, WebhookAttempt } from '../../src/storage/store.js';
+import { address, newMail, T0 } from './store-fixtures.js';
 
 type Case = [name: string, run: (store: Store) => Promise<void>];
 
-const T0 = 1_700_000_000_000;
 const LEASE = 60_000;
 /** A webhook released with no hold. */
 const FREE = { notBefore: 0, timeouts: 0 };
-
-async function address(store: Store, name: string): Promise<AddressRecord> {
-  const a = await store.createAddress(name, T0);
-  assert.ok(a, `could not create ${name}`);
-  return a;
-}
-
-let seq = 0;
-function newMail(to: AddressRecord, createdAt: number, over: Partial<NewMail> = {}): NewMail {
-  const n = ++seq;
-  return {
-    uuid: randomUUID(),
-    addressId: to.id,
-    address: to.address,
-    source: `s${n}@example.org`,
-    messageId: `<w${n}@example.org>`,
-    metadata: JSON.stringify({ subject: `hook ${n}`, attachments: [] }),
-    trace: Buffer.alloc(0),
-    body: { raw: Buffer.from(`Subject: hook ${n}\r\n\r\nbody\r\n`), attachments: [] },
-    createdAt,
-    ...over,
-  };
-}
 
 const claim = (store: Store, over: Partial<Parameters<Store['claimDeliveries']>[0]> = {}) =>
   store.claimDeliveries({ owner: 'node-a', now: T0 + 1000, leaseMs: LEASE, limit: 10, busyWebhooks: [], operator: true, ...over });
