@@ -14,9 +14,11 @@
 // The default (npm test, the benches) installs every workspace — tests, benches,
 // linters, Playwright — and builds everything, the client SDK included. Both remove
 // what compiling the SQLite driver leaves beside its binary (object files, a copy of
-// SQLite's source). `--force` runs the steps whatever the stamp says; `--check` only
+// SQLite's source); the service's trimmed tree drops the driver's sources too, and a
+// driver built for another Node is installed again. `--force` runs the steps whatever the stamp says; `--check` only
 // tells whether they would run. Plain JavaScript: it must run before anything is built.
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -111,6 +113,35 @@ function removeCompileLeftovers() {
   say(`removed what compiling the SQLite driver left beside its binary (object files and a copy of SQLite's source, ${mb(bytes)}).`);
 }
 
+// What the trimmed service tree also drops: the sources the driver compiles from (SQLite's
+// amalgamation, about 10 MB, and its C++ binding). Only a rebuild reads them, and a tree
+// whose driver no longer loads (another Node) gets the whole package again (below).
+const DRIVER_SOURCES = ['deps', 'src'].map((f) => join(root, 'node_modules/better-sqlite3', f));
+
+function removeDriverSources() {
+  const found = DRIVER_SOURCES.filter((f) => existsSync(f));
+  if (!found.length) return;
+  const bytes = found.reduce((sum, f) => sum + sizeOf(f), 0);
+  for (const f of found) rmSync(f, { recursive: true, force: true });
+  say(`removed the sources the SQLite driver was compiled from (${mb(bytes)}): a rebuild installs the driver again.`);
+}
+
+/**
+ * A driver built for another Node (its NODE_MODULE_VERSION differs) does not load, and
+ * `npm install` leaves an installed package alone: the package goes, so that the install
+ * puts it back built for this Node (a prebuilt binary, or compiled from its sources).
+ */
+function dropDriverBuiltForAnotherNode(driver) {
+  if (!existsSync(driver)) return;
+  try {
+    createRequire(import.meta.url)(driver);
+  } catch (err) {
+    if (!/NODE_MODULE_VERSION|different Node\.js version|invalid ELF|wrong ELF class/.test(String(err?.message))) return;
+    say(`the SQLite driver was built for another Node than ${process.version}: installing it again for this one.`);
+    rmSync(join(root, 'node_modules/better-sqlite3'), { recursive: true, force: true });
+  }
+}
+
 /** Installs and builds unless the stamp says both are current for these inputs. */
 export function setup({ force = false, scope = 'all' } = {}) {
   const started = Date.now();
@@ -130,6 +161,7 @@ export function setup({ force = false, scope = 'all' } = {}) {
       : `installing dependencies and building (the inputs changed since the last build)${pruned ? ': the build tools were removed after the last build and come back first, from npm\'s cache' : ''}.`,
   );
   const driver = join(root, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+  dropDriverBuiltForAnotherNode(driver);
   const what = service ? 'installing what the service runs and builds with (the api, server and web packages, TypeScript and Vite; not the test tools)' : 'installing every workspace (tests, benches and linters included)';
   if (!existsSync(driver)) {
     say(`the SQLite driver (better-sqlite3) is installed with it: a prebuilt binary for Node ${process.versions.node} on ${process.platform}-${process.arch} when one can be downloaded; else it compiles from source with the system's C++ compiler and Python, which usually takes 2 to 5 minutes on 2 cores, with nothing printed meanwhile.`);
@@ -150,6 +182,7 @@ export function setup({ force = false, scope = 'all' } = {}) {
     // worker pool, PostgreSQL on Cloudflare, web frameworks altcha-lib can plug into);
     // peer: Prettier, which a dependency of the HTML-support data lists and never loads.
     step('removing the build tools (TypeScript, Vite, type packages): the service runs without them', ['install', '--omit=dev', '--omit=optional', '--omit=peer', '--no-audit', '--no-fund', '--loglevel=error', ...workspaces]);
+    removeDriverSources();
     say(`node_modules: ${mb(before)} before, ${mb(sizeOf(join(root, 'node_modules')))} now; \`npm test\` installs everything.`);
   }
   // Fingerprinted again: the install may rewrite package-lock.json.
