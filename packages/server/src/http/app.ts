@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import cookie from '@fastify/cookie';
 import type { Logger } from 'pino';
 import swagger from '@fastify/swagger';
+import { cachedSchemaCompilers } from './schema-compilers.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { API_VERSION, mounts, routes } from '@temp-inbox/api';
 import type { RateLimitRoute, TrustProxy } from '../config/index.js';
@@ -149,6 +150,8 @@ export async function buildHttp(deps: HttpDeps): Promise<App> {
     // No type coercion: {"name": 5} is a 400, not the name "5". Query integers are
     // parsed strictly by the routes that take them.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Fastify's own compilers, each route schema compiled once per process (schema-compilers.ts).
+    schemaController: cachedSchemaCompilers,
     // Errors raised before routing are plain text too (docs/decisions.md "Errors").
     frameworkErrors,
     clientErrorHandler,
