@@ -20,6 +20,7 @@ import { table, type Bench, type BenchOutput, type Row } from './lib/report.js';
 import { memory } from './memory.js';
 import { reportIngest } from './report-ingest.js';
 import { search } from './search.js';
+import { smtpAnchors } from './smtp-anchors.js';
 import { smtpIngest } from './smtp-ingest.js';
 import { startup } from './startup.js';
 import { streams } from './streams.js';
@@ -27,6 +28,7 @@ import { streams } from './streams.js';
 const BENCHES: Record<string, Bench> = {
   'api-read': apiRead,
   'smtp-ingest': smtpIngest,
+  'smtp-anchors': smtpAnchors,
   latency,
   streams,
   growth,

@@ -1,7 +1,7 @@
 // The comparison servers, each in its own process.
 import { join } from 'node:path';
 import { CHILDREN_DIR, MAILDEV_BIN } from './paths.js';
-import { freePort, sleep, startChild, waitForOutput, type Child } from './procs.js';
+import { freePort, makeTempDir, removeTempDir, sleep, startChild, waitForOutput, type Child } from './procs.js';
 import { SmtpConnection } from './smtp-client.js';
 
 export interface Baseline {
@@ -26,6 +26,25 @@ export async function startSmtpSink(): Promise<Baseline> {
     throw err;
   });
   return { child, port: Number(m[1]), stop: () => child.stop() };
+}
+
+/** The durable sink (children/durable-sink.ts): append + fdatasync with group commit, in a temp dir beside the servers' data. */
+export async function startDurableSink(): Promise<Baseline> {
+  const dir = makeTempDir('durable-sink');
+  const child = startChild({ name: 'durable-sink', tsx: true, args: [join(CHILDREN_DIR, 'durable-sink.ts'), dir] });
+  const m = await waitForOutput(child, /READY (\d+)/).catch(async (err) => {
+    await child.stop();
+    removeTempDir(dir);
+    throw err;
+  });
+  return {
+    child,
+    port: Number(m[1]),
+    stop: async () => {
+      await child.stop();
+      removeTempDir(dir);
+    },
+  };
 }
 
 /** MailDev as its README starts it (in-memory store, web UI on), bound to loopback. */

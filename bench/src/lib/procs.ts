@@ -130,8 +130,24 @@ export async function stopAllChildren(): Promise<void> {
   await Promise.all([...live].map((c) => c.stop(5_000)));
 }
 
+const exitHooks = new Set<() => void>();
+
+/** A synchronous clean-up to run at process exit or on a signal (a server that is not a child, e.g. Postfix); returns its removal. */
+export function onExit(hook: () => void): () => void {
+  exitHooks.add(hook);
+  return () => exitHooks.delete(hook);
+}
+
 /** Last resort at process exit: synchronous SIGKILL of whatever is left, and temp dirs removed. */
 function killAllSync(): void {
+  for (const hook of [...exitHooks]) {
+    exitHooks.delete(hook);
+    try {
+      hook();
+    } catch {
+      /* best effort */
+    }
+  }
   for (const c of live) {
     try {
       c.process.kill('SIGKILL');
