@@ -72,6 +72,13 @@ export function passedThrough(inner: Store): Omit<Store, Intercepted> {
     // Tombstones: read when a name is asked for, never remembered (a deletion goes through deleteAddress).
     hasTombstone: (key, since) => inner.hasTombstone(key, since),
     purgeTombstones: (opts) => inner.purgeTombstones(opts),
+    // The domain pool: cached by mail/domain-pool.ts, which follows poolVersion across nodes.
+    listPoolDomains: () => inner.listPoolDomains(),
+    poolVersion: () => inner.poolVersion(),
+    seedPoolDomains: (domains, at) => inner.seedPoolDomains(domains, at),
+    addPoolDomain: (domain) => inner.addPoolDomain(domain),
+    updatePoolDomain: (domain, change) => inner.updatePoolDomain(domain, change),
+    deletePoolDomain: (domain) => inner.deletePoolDomain(domain),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };

@@ -8,6 +8,7 @@ import type { AddressRecord, AddressUsage, AttachmentReader, MailRecord, MailRea
 import type { OperatorStore } from './operator-store.js';
 import type { ParsedSearch } from './search-query.js';
 import type { TombstoneCheck, TombstoneMark, TombstoneStore } from './tombstone-store.js';
+import type { DomainPoolStore } from './domain-pool-store.js';
 import type { WebhookStore } from './webhook-store.js';
 
 export type {
@@ -26,6 +27,7 @@ export type { AddressOverview, BlockKind, BlockRecord, OperatorStore, StorageUsa
 export { DAY_MS } from './operator-store.js';
 export type { ClaimedDelivery, WebhookAttempt, WebhookMail, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from './webhook-store.js';
 export type { TombstoneCheck, TombstoneMark, TombstoneStore } from './tombstone-store.js';
+export type { DomainPoolStore, PoolDomainChange, PoolDomainRecord, PoolDomainState } from './domain-pool-store.js';
 export type { AddressPassword, ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxRecord, SandboxStore, TagStore } from './feature-stores.js';
 
 export interface SessionRecord {
@@ -140,7 +142,7 @@ export interface PurgeStore {
  * Everything a backend implements: the roles above and the connection itself. A caller
  * that needs one role takes that interface (a Store is each of them).
  */
-export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore, TombstoneStore {
+export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore, TombstoneStore, DomainPoolStore {
   readonly kind: string;
 
   /**

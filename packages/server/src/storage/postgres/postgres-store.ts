@@ -10,6 +10,7 @@ import { M_COLUMNS, postgresMailReads, toSummary } from './postgres-mail-reads.j
 import { postgresMailSearch } from './postgres-mail-search.js';
 import { postgresMailWrites } from './postgres-mail-writes.js';
 import { postgresOperatorStore } from './postgres-operator.js';
+import { postgresDomainPoolStore } from './postgres-domain-pool.js';
 import { postgresParseOutcomeStore } from './postgres-parse-outcomes.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresPurgeStore } from './postgres-purge.js';
@@ -42,6 +43,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     ...postgresSessionStore(pool, transaction),
     ...postgresPurgeStore(transaction),
     ...postgresOperatorStore(pool),
+    ...postgresDomainPoolStore(pool, transaction),
     ...postgresPasswordStore(pool),
     ...postgresSandboxStore(pool, transaction),
     ...postgresTagStore(pool, transaction),

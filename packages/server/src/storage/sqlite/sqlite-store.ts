@@ -12,6 +12,7 @@ import { sqliteMailReads, SUMMARY_COLUMNS, toSummary } from './sqlite-mail-reads
 import { sqliteMailSearch } from './sqlite-mail-search.js';
 import { sqliteMailWrites } from './sqlite-mail-writes.js';
 import { sqliteOperatorStore } from './sqlite-operator.js';
+import { sqliteDomainPoolStore } from './sqlite-domain-pool.js';
 import { sqliteParseOutcomeStore } from './sqlite-parse-outcomes.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqlitePurgeStore } from './sqlite-purge.js';
@@ -60,6 +61,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ...sqliteSessionStore(db, afterSync),
     ...sqlitePurgeStore(db, afterSync),
     ...sqliteOperatorStore(db, afterSync),
+    ...sqliteDomainPoolStore(db, afterSync),
     ...sqlitePasswordStore(db, afterSync),
     ...sqliteSandboxStore(db, afterSync),
     ...sqliteTagStore(db, afterSync),
