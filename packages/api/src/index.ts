@@ -341,6 +341,7 @@ export const UiConfig = Type.Object({
   turnstileSiteKey: Type.Union([Type.String(), Type.Null()], { description: "Turnstile's site key when the bot challenge is Turnstile, else null." }),
   customNames: Type.Boolean({ description: 'Whether a name may be asked for.' }),
   challenge: Type.Union([Type.Literal('off'), Type.Literal('turnstile'), Type.Literal('pow')], { description: 'The bot challenge creating an address asks for (CHALLENGE).' }),
+  abuseContact: Type.Union([Type.String(), Type.Null()], { description: 'Where abuse is reported (ABUSE_CONTACT): an email address or an http(s) URL, shown in the footer; null when unset.' }),
 });
 export type UiConfig = Static<typeof UiConfig>;
 
@@ -352,6 +353,8 @@ export * from './mailtm.js';
 
 // The operators' admin interface (ADMIN_TOKEN).
 export * from './admin.js';
+export * from './domain-pool.js';
+export * from './domain-stats.js';
 export * from './sandboxes.js';
 
 // Webhooks of an address (PUT /api/webhook).

@@ -106,11 +106,13 @@ async function startParts(config: Config, ctx: PartsContext, cleanups: (() => Pr
   const storage = createStorageState({ dir: store.kind === 'sqlite' ? config.storage.dataDir : undefined, minFree: config.storage.diskMinFree });
   const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redis.keyPrefix, logger });
   ctx.onStop(() => bus.close());
-  const { mail, blocks, webhookTuning, report } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, onStop: ctx.onStop });
+  const { mail, blocks, webhookTuning, report, refusals } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, onStop: ctx.onStop });
+  // MAIL_DOMAINS fills the domain pool at a database's first start; read before anything is served.
+  await mail.domains.seed(config.mail.domains, (d) => config.mail.subdomains === 'all' || config.mail.subdomains.includes(d));
   const sandboxes = await startSandboxes(config, { store, mail, bus, redis, logger, now });
-  const http = await buildHttpApp(config, { secrets: ctx.secrets, redis, store, storage, mail, blocks, bus, sandboxes, report, webhookTuning, logger, metrics, now });
+  const http = await buildHttpApp(config, { secrets: ctx.secrets, redis, store, storage, mail, blocks, bus, sandboxes, report, refusals, webhookTuning, logger, metrics, now });
   ctx.onStop(() => http.close());
-  const smtp = buildSmtp(config, { redis, storage, sandboxes, mail, logger, metrics });
+  const smtp = buildSmtp(config, { redis, storage, sandboxes, mail, logger, metrics, countRefusal: refusals.count });
   const smtpPort = await smtp.listen().catch((err: unknown) => {
     throw listenStartupError('SMTP_PORT', config.smtp.host, config.smtp.port, err);
   });

@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import { buildHttp, type App } from '../http/app.js';
 import { createRateLimiter } from '../http/rate-limit.js';
 import type { EventBus } from '../mail/events/events.js';
+import type { RefusalCounts } from '../mail/refusal-counts.js';
 import type { MailService } from '../mail/service.js';
 import { createLoginGuard } from '../mailtm/login-guard.js';
 import { createMailtmService } from '../mailtm/service.js';
@@ -30,6 +31,7 @@ export interface HttpPartsDeps {
   bus: EventBus;
   sandboxes: SandboxesService;
   report: ReportService;
+  refusals: RefusalCounts;
   webhookTuning: WebhookTuning;
   logger: Logger;
   metrics: Metrics | undefined;
@@ -54,14 +56,13 @@ export function buildHttpApp(config: Config, deps: HttpPartsDeps): Promise<App> 
     limiter: createRateLimiter(config.limits.routes, redis, prefix),
     logger,
     ...(metrics ? { metrics } : {}),
-    ...(config.admin.token ? { admin: createAdminService({ store, mail, blocks: deps.blocks, now }) } : {}),
+    ...(config.admin.token ? { admin: createAdminService({ store, mail, blocks: deps.blocks, refusals: deps.refusals, now }) } : {}),
     ...(config.mailtm.api
       ? {
           mailtm: createMailtmService({
             store,
             mail,
             secret: deps.secrets.jwtSecret,
-            domains: config.mail.domains,
             quotaBytes: config.mail.addressMaxBytes,
             mailTtlMs: config.mail.mailTtlMs,
             addressTtlMs: config.mail.addressTtlMs,

@@ -9,6 +9,7 @@ import { createTombstones } from '../domain/tombstones.js';
 import { createMailAuthenticator } from '../mail/auth/auth.js';
 import type { EventBus } from '../mail/events/events.js';
 import { createMessageParser } from '../mail/parse/parse.js';
+import { createDomainPool } from '../mail/domain-pool.js';
 import { createMailService, type MailService } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import { SESSION_LIFETIME_SECONDS } from '../sessions/service.js';
@@ -16,6 +17,9 @@ import type { VersionedStore } from '../storage/caching-store.js';
 import { createDispatcher, exponentialBackoff, type WebhookTuning } from '../webhooks/dispatcher.js';
 import { dnsLookup } from '../webhooks/guard.js';
 import type { ReportService } from '../report/service.js';
+import { scanMessage } from '../report/spam-scanner.js';
+import { createRefusalCounts, type RefusalCounts } from '../mail/refusal-counts.js';
+import type { SpamCheck } from '../mail/spam-check.js';
 import { buildReport } from './report.js';
 
 /** Webhook delivery: 5 s per attempt, retries for 24 h, 16 attempts in flight per node, a 60 s lease (docs/decisions.md "Webhooks"). */
@@ -47,6 +51,8 @@ export interface MailParts {
   webhookTuning: WebhookTuning;
   /** The deliverability report, which with SPAM_SCANNER is also built after each arrival. */
   report: ReportService;
+  /** Every SMTP refusal counted by reason (the metric and the hourly counts of GET /api/admin/refusals). */
+  refusals: RefusalCounts;
 }
 
 export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | 'smtp' | 'webhooks' | 'report'>, deps: MailPartsDeps): MailParts {
@@ -82,6 +88,10 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
   // Closed before the dispatcher and the parser: the reports under way finish first.
   if (arrivals) deps.onStop(() => arrivals.close());
   const m = config.mail;
+  const refusals = createRefusalCounts({ store, metrics, logger, now });
+  // Added after the SMTP receiver is (it is stopped first): its last refusals are written before the store closes.
+  deps.onStop(() => refusals.close());
+  const spamCheck = spamRefusal(config.report, logger);
   const mail = createMailService({
     blocks,
     parser,
@@ -93,7 +103,9 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     bus: deps.bus,
     store,
     tokens: createTokens(deps.jwtSecret),
-    names: { customNames: m.customNames, blocklist: new Set(m.nameBlocklist.map(foldName)), domains: m.domains },
+    names: { customNames: m.customNames, blocklist: new Set(m.nameBlocklist.map(foldName)) },
+    // The domain pool is the database's, so every node follows its changes (server.ts seeds it).
+    pool: createDomainPool(store, { selection: m.domainSelection, retireGraceMs: m.domainRetireGraceMs, logger, now }),
     mailTtlMs: m.mailTtlMs,
     addressTtlMs: m.addressTtlMs,
     tombstones: createTombstones(deps.jwtSecret, m.addressTombstoneTtlMs),
@@ -101,10 +113,33 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
     outbox: { operator: operator !== undefined, queued: () => dispatcher.wake() },
     ...(arrivals ? { arrivals } : {}),
+    ...(spamCheck ? { spamCheck } : {}),
     parsedViews: { perClient: config.parse.viewsPerClient, total: config.parse.viewsWaiting },
     onKeepError: (err) => logger.warn({ err }, 'the degraded parsed view of a mail could not be kept'),
     now,
   });
   mailService = mail;
-  return { mail, blocks, webhookTuning, report };
+  return { mail, blocks, webhookTuning, report, refusals };
+}
+
+/**
+ * SPAM_REFUSE_SCORE: the scanner asked before the 250, within SPAM_SCANNER_TIMEOUT; no score
+ * in time (slow, down, too large to send) takes the mail. Without a scanner it does nothing, and says so.
+ */
+function spamRefusal(r: Config['report'], logger: Logger): SpamCheck | undefined {
+  if (r.refuseScore === undefined) return undefined;
+  const target = r.scanner;
+  if (!target) {
+    logger.warn({ refuseScore: r.refuseScore }, 'SPAM_REFUSE_SCORE has no effect without SPAM_SCANNER: no mail is refused for its spam score');
+    return undefined;
+  }
+  logger.info({ refuseScore: r.refuseScore, scanner: target.kind }, 'mail scoring at or over SPAM_REFUSE_SCORE is refused at DATA');
+  return {
+    refuseScore: r.refuseScore,
+    async score(raw, envelope) {
+      const section = await scanMessage(target, raw, { timeoutMs: r.scanTimeoutMs, maxBytes: r.scanMaxBytes, envelope });
+      if (section.score === null) logger.debug({ reason: section.reason }, 'no spam score before the 250: the mail is taken');
+      return section.score ?? undefined;
+    },
+  };
 }

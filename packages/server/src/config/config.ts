@@ -1,4 +1,5 @@
 // The configuration the server runs with, as loadConfig builds it from the environment.
+import type { DomainSelection } from '../domain/domain-pool.js';
 import type { ScannerTarget } from '../domain/spam-scanner-url.js';
 import type { CorsOrigins, FreeSpace, RateLimitRule, TrustProxy } from './values.js';
 
@@ -124,7 +125,16 @@ export interface SecretsConfig {
 
 /** Addresses and their mail: names, domains, sizes, quotas and retention (mail/service.ts). */
 export interface MailConfig {
+  /** MAIL_DOMAINS: the domain pool's seed at a database's first start. */
   domains: string[];
+  /** DOMAIN_SELECTION: the active domain a new address without one gets. */
+  domainSelection: DomainSelection;
+  /** DOMAIN_RETIRE_GRACE: how long a retired domain still takes mail. */
+  domainRetireGraceMs: number;
+  /** MAIL_SUBDOMAINS: the seeded domains with random subdomains on ('all': every one). */
+  subdomains: string[] | 'all';
+  /** MX_HOSTNAMES: the host names an MX may name to point here; empty: SMTP_HOSTNAME. */
+  mxHostnames: string[];
   customNames: boolean;
   nameBlocklist: string[];
   plusAddressing: boolean;
@@ -139,6 +149,8 @@ export interface MailConfig {
   attachmentRefusedExtensions: string[];
   /** ATTACHMENT_REFUSE_EXECUTABLES: refuse attachments whose bytes begin as a PE or ELF executable. */
   attachmentRefuseExecutables: boolean;
+  /** ABUSE_CONTACT: an email address or URL for abuse reports, in the web UI's footer and SMTP's policy refusals; undefined = none. */
+  abuseContact: string | undefined;
   /** ADDRESS_TOMBSTONE_TTL: how long a deleted or expired address's tombstone holds its name; 0 = for ever. */
   addressTombstoneTtlMs: number;
   sweepIntervalMs: number;
@@ -205,6 +217,8 @@ export interface ReportConfig {
   scanTimeoutMs: number;
   /** SPAM_SCANNER_MAX_BYTES: larger mail is not sent to the scanner. */
   scanMaxBytes: number;
+  /** SPAM_REFUSE_SCORE: with a scanner, mail scoring at or over it is refused at DATA; undefined = none is. */
+  refuseScore: number | undefined;
   /** REPORT_LINKS_ALLOW_PRIVATE: the link check may fetch loopback and private addresses. */
   linksAllowPrivate: boolean;
 }
@@ -241,6 +255,8 @@ export interface LimitsConfig {
     newAddresses: RateLimitRule;
     /** SMTP_DAILY_BYTES: message bytes per client and 24 hours; 0 = no limit. */
     dailyBytes: number;
+    /** SENDER_DOMAIN_RATE_LIMIT: transactions per MAIL FROM domain, from every client. */
+    senderDomain: RateLimitRule;
   };
   /** MAILTM_LOGIN_FAILURES*: failed POST /mailtm/token per account (address), per IPv6 /48 or IPv4 /24, per IPv6 /32; past one the logins are locked for its window. */
   mailtmLogin: { perAccount: RateLimitRule; perNetwork: RateLimitRule; perProvider: RateLimitRule };

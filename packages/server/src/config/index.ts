@@ -85,6 +85,8 @@ export function loadConfig(env: Record<string, string | undefined>, defaults: Co
   if (!config.limits.on) limitsOff(config.limits);
   const { smtp, mail, challenge } = config;
   if (mail.domains.includes(SANDBOX_DOMAIN)) throw new ConfigError(`MAIL_DOMAINS must not name ${SANDBOX_DOMAIN}: it holds the sandboxes' mail, which only their SMTP logins reach.`);
+  const stray = mail.subdomains === 'all' ? undefined : mail.subdomains.find((d) => !mail.domains.includes(d));
+  if (stray !== undefined) throw new ConfigError(`MAIL_SUBDOMAINS names ${stray}, which MAIL_DOMAINS does not: it lists the seeded domains that get random subdomains.`);
   if (smtp.inflightBytes < mail.maxMessageBytes) {
     throw new ConfigError('SMTP_INFLIGHT_BYTES must be at least MAX_MESSAGE_BYTES, or no message of the largest size could ever be taken.');
   }
@@ -113,7 +115,7 @@ export function defaultClientInflightBytes(smtp: Pick<SmtpConfig, 'inflightBytes
 function limitsOff(limits: LimitsConfig): void {
   const off = { max: 0, windowSeconds: 1 };
   for (const route of Object.keys(limits.routes) as RateLimitRoute[]) limits.routes[route] = off;
-  limits.smtp = { messages: off, recipients: off, bytes: off, newAddresses: off, dailyBytes: 0 };
+  limits.smtp = { messages: off, recipients: off, bytes: off, newAddresses: off, dailyBytes: 0, senderDomain: off };
   limits.mailtmLogin = { perAccount: off, perNetwork: off, perProvider: off };
   limits.sandboxLogin = { client: off, login: off };
 }

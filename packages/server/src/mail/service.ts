@@ -5,12 +5,15 @@ import type { NamePolicy } from '../domain/names.js';
 import { isSandboxAddress } from '../domain/sandboxes.js';
 import type { Tombstones } from '../domain/tombstones.js';
 import type { AttachmentPolicy } from './attachment-policy.js';
+import type { DomainPool } from './domain-pool.js';
+import type { SpamCheck } from './spam-check.js';
+import { REFUSALS_KEPT_MS } from './refusal-counts.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
 import type { ParsedSearch } from '../storage/search-query.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { BlockList, BlockMatch } from '../blocks/block-list.js';
-import { createAddressBook, type AuthenticatedAddress, type Recipient } from './addresses.js';
+import { createAddressBook, type AuthenticatedAddress, type NewAddressRequest, type Recipient } from './addresses.js';
 import { createAttachmentReader, type AttachmentStream, type DecodedAttachment } from './attachments.js';
 import { createDelivery, type ArrivedMessage, type DeliveredMail, type Envelope } from './delivery.js';
 import type { EventBus } from './events/events.js';
@@ -28,6 +31,8 @@ export interface MailServiceOptions {
   store: VersionedStore;
   tokens: Tokens;
   names: NamePolicy;
+  /** The domain pool (domain-pool.ts): where new addresses go, which domains take mail. */
+  pool: DomainPool;
   mailTtlMs: number;
   addressTtlMs: number;
   /** Sessions live as long as their cookie. */
@@ -39,6 +44,8 @@ export interface MailServiceOptions {
    * (ADDRESS_TOMBSTONE_TTL; docs/decisions.md "Deleted address"); absent: names are free again.
    */
   tombstones?: Tombstones;
+  /** SPAM_REFUSE_SCORE with a scanner (spam-check.ts): mail scoring at or over it is refused at DATA. Absent: none is. */
+  spamCheck?: SpamCheck | undefined;
   /** Parses each message off the event loop, within a time budget. */
   parser: MessageParser;
   /** Parsed views waiting or parsing at once, per client and in all (PARSE_VIEWS_PER_CLIENT, PARSE_VIEWS_WAITING). */
@@ -77,7 +84,9 @@ export interface MailServiceOptions {
 
 /** The mail service as SMTP, HTTP and the features call it: addresses, delivery, reading and the sweep. */
 export interface MailService {
-  createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }>;
+  /** The domain pool new addresses and mail go through. */
+  readonly domains: DomainPool;
+  createAddress(req: NewAddressRequest): Promise<{ address: AddressRecord; jwt: string }>;
   authenticate(jwt: string): Promise<AuthenticatedAddress>;
   resolveRecipient(address: string): Promise<Recipient | undefined>;
   deliver(env: Envelope): Promise<DeliveredMail[]>;
@@ -146,6 +155,7 @@ export function createMailService(opts: MailServiceOptions): MailService {
   }
 
   return {
+    domains: opts.pool,
     createAddress,
     authenticate,
     resolveRecipient,
@@ -218,7 +228,10 @@ export function createMailService(opts: MailServiceOptions): MailService {
       // Tombstones past ADDRESS_TOMBSTONE_TTL hold nothing any more: they go too.
       const expired = opts.tombstones?.expiredBefore(t);
       if (expired !== undefined) await store.purgeTombstones({ before: expired });
-      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t, ...(tombstones ? { tombstones } : {}) });
+      const purged = await store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t, ...(tombstones ? { tombstones } : {}) });
+      // Hourly refusal counts past the longest window the admin reads.
+      await store.purgeRefusals(t - REFUSALS_KEPT_MS);
+      return purged;
     },
   };
 }

@@ -13,7 +13,11 @@ import type { HttpDeps } from '../deps.js';
 import { redactUrl } from '../request-logger.js';
 import { adminAddressRoutes } from './admin-addresses.js';
 import { adminBlockRoutes, adminStatsRoutes } from './admin-blocks.js';
+import { adminDomainRoutes } from './admin-domains.js';
+import { createMxCheck } from '../../admin/domain-dns.js';
+import { adminDomainStatsRoutes } from './admin-domain-stats.js';
 import type { AdminRouteOptions } from './admin-options.js';
+import { adminRefusalRoutes } from './admin-refusals.js';
 import { adminTombstoneRoutes } from './admin-tombstones.js';
 
 export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminService; token: string }> = async (fastify, { deps, admin, token }) => {
@@ -55,4 +59,10 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   adminBlockRoutes(app, own);
   adminStatsRoutes(app, own);
   adminTombstoneRoutes(app, own);
+  // The MX check asks the resolvers the authentication checks ask (DNS_SERVERS).
+  const { mail: mailConfig, smtp, mailAuth } = deps.config;
+  const expected = mailConfig.mxHostnames.length > 0 ? mailConfig.mxHostnames : [smtp.hostname];
+  adminDomainRoutes(app, own, { pool: deps.mail.domains, mxCheck: createMxCheck({ servers: mailAuth.dnsServers, expected }) });
+  adminRefusalRoutes(app, own);
+  adminDomainStatsRoutes(app, own);
 };

@@ -43,8 +43,15 @@ export const uiRoutes: FastifyPluginAsync<{ deps: HttpDeps; root?: string }> = a
   const { config } = deps;
   // The UI shows Turnstile's widget, or solves GET /api/challenge's proof of work, by `challenge`.
   const turnstileSiteKey = deps.challenge.mode === 'turnstile' ? (config.challenge.turnstileSiteKey ?? null) : null;
-  const uiConfig = JSON.stringify({ domains: config.mail.domains, turnstileSiteKey, customNames: config.mail.customNames, challenge: deps.challenge.mode } satisfies UiConfig);
-  fastify.get(routes.uiConfig, { schema: { hide: true, response: { 200: UiConfig } } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig));
+  // The domains are the pool's active ones now: an admin's change shows at the next load, on every node.
+  const uiConfig = (domains: string[]) => JSON.stringify({
+    domains,
+    turnstileSiteKey,
+    customNames: config.mail.customNames,
+    challenge: deps.challenge.mode,
+    abuseContact: config.mail.abuseContact ?? null,
+  } satisfies UiConfig);
+  fastify.get(routes.uiConfig, { schema: { hide: true, response: { 200: UiConfig } } }, async (_request, reply) => reply.type('application/json; charset=utf-8').header('cache-control', 'no-store').send(uiConfig(await deps.mail.domains.activeDomains())));
 
   if (!existsSync(`${root}index.html`)) {
     deps.logger.info({ root }, 'the web UI is not built; serving the API only');
