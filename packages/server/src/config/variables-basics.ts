@@ -107,7 +107,7 @@ export const BASIC_VARIABLES: VariableSpec[] = [
       c.redis.keyPrefix = r;
     },
   },
-  { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'Domains mail is accepted for; the first is the default for new addresses.', set: (c, r) => (c.mail.domains = domains(r)) },
+  { name: 'MAIL_DOMAINS', default: 'temp-inbox.localhost', accepts: 'comma list of domains', description: 'The domain pool at the first start of a database (the first is the default for new addresses); the admin API adds, disables, retires and deletes domains later, on every node.', set: (c, r) => (c.mail.domains = domains(r)) },
   { name: 'JWT_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters, 6+ different, no pattern', description: 'HS256 key for address tokens. Set the same value on every node.', set: (c, r) => (c.secrets.jwtSecret = secret(r)) },
   { name: 'SESSION_SECRET', default: '(generated once, kept in DATA_DIR)', accepts: 'string, 32+ characters, 6+ different, no pattern', description: 'HMAC key for the session_id cookie. Set the same value on every node.', set: (c, r) => (c.secrets.sessionSecret = secret(r)) },
   {

@@ -8,7 +8,6 @@ const RANDOM_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 export interface NamePolicy {
   customNames: boolean;
   blocklist: ReadonlySet<string>;
-  domains: readonly string[];
 }
 
 /** Validates a requested local part; returns it lower-cased. */
@@ -35,13 +34,6 @@ export function allowedName(name: string, policy: Pick<NamePolicy, 'blocklist'>)
  */
 export function foldName(name: string): string {
   return name.toLowerCase().replace(/[._-]/g, '');
-}
-
-export function normalizeDomain(requested: string | undefined, policy: NamePolicy): string {
-  if (requested === undefined || requested === '') return policy.domains[0]!;
-  const domain = requested.toLowerCase();
-  if (!policy.domains.includes(domain)) throw badRequest(`Unknown domain; this server accepts: ${policy.domains.join(', ')}.`);
-  return domain;
 }
 
 export function randomName(length = 10): string {

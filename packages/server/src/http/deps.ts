@@ -19,7 +19,7 @@ import type { RateLimiter } from './rate-limit.js';
 
 export interface HttpDeps {
   /** The sections the app and its routes read: its own, and those of the features it serves. */
-  config: Pick<Config, 'http' | 'events' | 'mail' | 'challenge' | 'admin' | 'metrics' | 'mcp'>;
+  config: Pick<Config, 'http' | 'events' | 'mail' | 'challenge' | 'admin' | 'metrics' | 'mcp' | 'smtp' | 'mailAuth'>;
   sessionSecret: string;
   store: Store;
   /** Whether the store can take more (/health_check; told of writes that failed for lack of space). */

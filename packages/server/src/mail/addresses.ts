@@ -2,12 +2,13 @@
 // from a token, and found for a recipient at RCPT (plus-addressing, the catch-all's
 // pending addresses, created with their first mail).
 import { conflict, unauthorized } from '../domain/errors.js';
-import { allowedName, normalizeDomain, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
+import { allowedName, normalizeName, randomName, splitAddress, type NamePolicy } from '../domain/names.js';
 import { isSandboxAddress } from '../domain/sandboxes.js';
 import { RetiredNameError, type Tombstones } from '../domain/tombstones.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
+import { subdomainHost, type DomainPool } from './domain-pool.js';
 
 /** An address mail can be delivered to, as resolveRecipient found it. */
 export interface Recipient extends AddressRecord {
@@ -32,6 +33,8 @@ export interface AddressBookOptions {
   store: VersionedStore;
   tokens: Tokens;
   names: NamePolicy;
+  /** The domains new addresses are made at and mail is taken for (domain-pool.ts). */
+  pool: DomainPool;
   addressTtlMs: number;
   tokenMaxLength?: number | undefined;
   plusAddressing?: boolean | undefined;
@@ -41,8 +44,15 @@ export interface AddressBookOptions {
   now: () => number;
 }
 
+/** A new address: its name and domain (absent: random, by the pool's selection). `exactDomain`: name@domain as asked, never a random subdomain of it. */
+export interface NewAddressRequest {
+  name?: string | undefined;
+  domain?: string | undefined;
+  exactDomain?: boolean | undefined;
+}
+
 export interface AddressBook {
-  createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }>;
+  createAddress(req: NewAddressRequest): Promise<{ address: AddressRecord; jwt: string }>;
   authenticate(jwt: string): Promise<AuthenticatedAddress>;
   resolveRecipient(address: string): Promise<Recipient | undefined>;
   /** A pending catch-all recipient's address, created now; any other recipient as it is. */
@@ -52,13 +62,15 @@ export interface AddressBook {
 const MAX_RANDOM_ATTEMPTS = 8;
 
 export function createAddressBook(opts: AddressBookOptions): AddressBook {
-  const { store, tokens, names, now, tombstones } = opts;
+  const { store, tokens, names, now, tombstones, pool } = opts;
 
-  async function createAddress(req: { name?: string | undefined; domain?: string | undefined }): Promise<{ address: AddressRecord; jwt: string }> {
-    const domain = normalizeDomain(req.domain, names);
+  async function createAddress(req: NewAddressRequest): Promise<{ address: AddressRecord; jwt: string }> {
+    // The domain is checked before the name, as it always was.
+    const target = await pool.forNewAddress(req.domain, req.exactDomain);
+    const name = req.name === undefined ? undefined : normalizeName(req.name, names);
     let record: AddressRecord | undefined;
-    if (req.name !== undefined) {
-      const address = `${normalizeName(req.name, names)}@${domain}`;
+    if (name !== undefined) {
+      const address = `${name}@${subdomainHost(target)}`;
       const tombstone = tombstones?.check(address, now());
       record = await store.createAddress(address, now(), tombstone ? { tombstone } : {});
       // With the catch-all on, an address its first mail created goes to whoever asks for it first.
@@ -68,7 +80,7 @@ export function createAddressBook(opts: AddressBookOptions): AddressBook {
     } else {
       // A random name with a tombstone is skipped like a taken one.
       for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) {
-        const address = `${randomName()}@${domain}`;
+        const address = `${randomName()}@${subdomainHost(target)}`;
         const tombstone = tombstones?.check(address, now());
         record = await store.createAddress(address, now(), tombstone ? { tombstone } : {});
       }
@@ -100,13 +112,17 @@ export function createAddressBook(opts: AddressBookOptions): AddressBook {
    */
   async function resolveRecipient(address: string): Promise<Recipient | undefined> {
     const parts = splitAddress(address);
-    if (!parts || !names.domains.includes(parts.domain)) return undefined;
+    if (!parts) return undefined;
+    // Past a retirement's grace this throws RetiredDomainError: refused for good, not as an unknown address.
+    const domain = await pool.forMail(parts.domain);
+    if (!domain) return undefined;
     const base = (opts.plusAddressing ?? true) ? parts.local.split('+', 1)[0]! : parts.local;
     if (!base) return undefined;
     const name = `${base}@${parts.domain}`;
     const record = await store.findAddress(name);
     const rcpt = `${parts.local}@${parts.domain}`;
-    if (!record && opts.catchAll && allowedName(base, names)) {
+    // The catch-all makes addresses only where new ones may be made: an active domain itself.
+    if (!record && opts.catchAll && !domain.subdomain && domain.entry.state === 'active' && allowedName(base, names)) {
       // The catch-all does not bring back a retired name: its mail is refused like an unknown address's.
       const tombstone = tombstones?.check(name, now());
       if (tombstone && (await store.hasTombstone(tombstone.key, tombstone.since))) return undefined;

@@ -39,7 +39,6 @@ export interface MailtmServiceOptions {
   mail: MailService;
   /** JWT_SECRET: the key of the ids (ids.ts). */
   secret: string;
-  domains: readonly string[];
   /** ADDRESS_MAX_BYTES (0: no limit). */
   quotaBytes: number;
   /** MAIL_TTL: a message's retentionDate. */
@@ -51,11 +50,18 @@ export interface MailtmServiceOptions {
   now?: () => number;
 }
 
+export interface MailtmDomain {
+  id: string;
+  domain: string;
+  createdAt: number;
+}
+
 /** The mail.tm API's accounts over our addresses: domains, registration, logins and account views. */
 export interface MailtmService {
   ids: MailtmIds;
-  domains(): { id: string; domain: string; createdAt: number }[];
-  domain(id: string): { id: string; domain: string; createdAt: number } | undefined;
+  /** The pool's active domains (mail.tm's /domains), the default first. */
+  domains(): Promise<MailtmDomain[]>;
+  domain(id: string): Promise<MailtmDomain | undefined>;
   accountId(a: AddressRecord): string;
   account(a: AddressRecord): Promise<AccountFields>;
   /**
@@ -75,9 +81,11 @@ export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
   const { store, mail } = opts;
   const now = opts.now ?? Date.now;
   const ids = createMailtmIds(opts.secret);
-  // Domains are configuration, not stored: they exist since this process started.
-  const startedAt = now();
-  const domains = opts.domains.map((d) => ({ id: ids.domain(d), domain: d, createdAt: startedAt }));
+  // The pool's active domains, as new accounts may take them (mail/domain-pool.ts).
+  async function domains(): Promise<MailtmDomain[]> {
+    const pool = await mail.domains.list();
+    return pool.filter((d) => d.state === 'active').map((d) => ({ id: ids.domain(d.domain), domain: d.domain, createdAt: d.addedAt }));
+  }
 
   /** The fields of the account of a live address. */
   async function account(a: AddressRecord): Promise<AccountFields> {
@@ -93,14 +101,14 @@ export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
   }
 
   /** The violations of a posted account's address and password (none: undefined), before anything is stored. */
-  function check(address: unknown, password: unknown): { local: string; domain: string; password: string } {
+  function check(address: unknown, password: unknown, active: readonly string[]): { local: string; domain: string; password: string } {
     const violations: Violation[] = [];
     let parts: { local: string; domain: string } | undefined;
     if (typeof address !== 'string' || address.trim() === '') violations.push({ propertyPath: 'address', message: 'This value should not be blank.', code: NOT_BLANK });
     else if (address.length > MAX_ADDRESS_CHARS || !(parts = splitAddress(address)) || /\s/.test(address)) {
       violations.push({ propertyPath: 'address', message: 'This value is not a valid email address.', code: NOT_EMAIL });
-    } else if (!opts.domains.includes(parts.domain)) {
-      violations.push({ propertyPath: 'address', message: `The domain "${parts.domain}" is not valid; this server accepts: ${opts.domains.join(', ')}.` });
+    } else if (!active.includes(parts.domain)) {
+      violations.push({ propertyPath: 'address', message: `The domain "${parts.domain}" is not valid; this server accepts: ${active.join(', ')}.` });
     }
     if (typeof password !== 'string' || password === '') violations.push({ propertyPath: 'password', message: 'This value should not be blank.', code: NOT_BLANK });
     else if (password.length > MAX_PASSWORD_CHARS) {
@@ -112,8 +120,8 @@ export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
 
   return {
     ids,
-    domains: () => domains,
-    domain: (id: string) => domains.find((d) => d.id === id),
+    domains,
+    domain: async (id: string) => (await domains()).find((d) => d.id === id),
     accountId: (a: AddressRecord) => ids.account(a),
     account,
 
@@ -123,11 +131,12 @@ export function createMailtmService(opts: MailtmServiceOptions): MailtmService {
      * when hashing is refused; an address whose password could not be stored is deleted again.
      */
     async register(body: { address?: unknown; password?: unknown }, ip = ''): Promise<{ address: AddressRecord; account: AccountFields }> {
-      const wanted = check(body.address, body.password);
+      const wanted = check(body.address, body.password, await mail.domains.activeDomains());
       const hash = await hashPassword(wanted.password, networksOf(ip).network);
       let created: AddressRecord;
       try {
-        created = (await mail.createAddress({ name: wanted.local, domain: wanted.domain })).address;
+        // The account is the address asked for: never a random subdomain of its domain.
+        created = (await mail.createAddress({ name: wanted.local, domain: wanted.domain, exactDomain: true })).address;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         // A retired name (docs/decisions.md "Deleted address") says so, not "already used": nobody holds it now.

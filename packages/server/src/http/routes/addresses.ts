@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { NewAddressBody, NewAddressResponse, routes, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
+import { DomainsResponse, NewAddressBody, NewAddressResponse, routes, SettingsResponse, SuccessResponse } from '@temp-inbox/api';
 import type { HttpDeps } from '../deps.js';
 import { authenticate, clearJwtCookie, credentialOf, jwtCookieIs, sessionIdOf, setJwtCookie, setSessionCookie } from '../auth.js';
 import { errorResponse } from '../errors.js';
@@ -46,6 +46,24 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
       setJwtCookie(request, reply, created.jwt);
       setSessionCookie(request, reply, sessionId);
       return { address: created.address.address, jwt: created.jwt };
+    },
+  );
+
+  app.get(
+    routes.domains,
+    {
+      config: { rateLimit: 'SETTINGS' },
+      schema: {
+        summary: 'The domains new addresses may take',
+        description: "The domain pool's active domains, the default first (POST /api/new_address takes one in `domain`).",
+        tags: ['addresses'],
+        response: { 200: DomainsResponse, 429: rateLimited },
+      },
+    },
+    async (_request, reply) => {
+      // An admin's change shows on every node within a second: not to be cached longer.
+      reply.header('cache-control', 'no-store');
+      return { domains: await mail.domains.activeDomains() };
     },
   );
 

@@ -338,7 +338,7 @@ describe('fuzz', { timeout: 180_000 * Math.max(1, FUZZ_FACTOR) }, () => {
   after(() => server.close());
 
   describe('name validation', () => {
-    const policy: NamePolicy = { customNames: true, blocklist: new Set(DEFAULT_BLOCKLIST), domains: [DOMAIN] };
+    const policy: NamePolicy = { customNames: true, blocklist: new Set(DEFAULT_BLOCKLIST) };
 
     it('normalizeName accepts exactly the documented grammar after lower-casing, else throws an AppError', () => {
       fc.assert(

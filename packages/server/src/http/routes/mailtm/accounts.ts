@@ -24,14 +24,14 @@ export const accountRoutes: FastifyPluginAsync<MailtmRouteOptions> = async (fast
   fastify.get(within(mounts.mailtm, routes.mailtmDomains), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
     const { page, offset } = pageOf(request);
-    const all = mailtm.domains();
+    const all = await mailtm.domains();
     const members = all.slice(offset, offset + PAGE_SIZE).map((d) => ({ iri: domainIri(d.id), body: domain(d) }));
     return sendJson(reply, 200, format, collection(format, 'Domain', '/domains', members, all.length, page));
   });
 
   fastify.get<{ Params: { id: string } }>(within(mounts.mailtm, routes.mailtmDomain), { ...hidden, config: { rateLimit: 'MAILTM' } }, async (request, reply) => {
     const format = formatOf(request);
-    const d = mailtm.domain(request.params.id);
+    const d = await mailtm.domain(request.params.id);
     if (!d) throw notFound();
     return sendJson(reply, 200, format, resource(format, 'Domain', domainIri(d.id), domain(d)));
   });
