@@ -98,3 +98,28 @@ export const AdminStats = Type.Object({
   }),
 });
 export type AdminStats = Static<typeof AdminStats>;
+
+/** `hours` arrives as text and is checked by the route (a whole number 1..744, else a 400). */
+export const AdminRefusalsQuery = Type.Object(
+  { hours: Type.Optional(Type.String({ maxLength: 16, description: 'Hours to read, the current one included: 1..744 (31 days); default 24.' })) },
+  { additionalProperties: false },
+);
+export type AdminRefusalsQuery = Static<typeof AdminRefusalsQuery>;
+
+export const AdminRefusalsResponse = Type.Object({
+  from: Type.String({ format: 'date-time', description: 'The start of the oldest hour read.' }),
+  to: Type.String({ format: 'date-time', description: 'Now.' }),
+  hours: Type.Array(
+    Type.Object({
+      hour: Type.String({ format: 'date-time', description: 'The start of the UTC hour.' }),
+      reason: Type.String({ description: 'One of the reasons of `totals`.' }),
+      recipientDomain: Type.Union([Type.String(), Type.Null()], {
+        description: "The recipient's domain (a message's first recipient's), lower-cased; null for a refusal before any recipient (at connect or MAIL FROM); \"(other)\" past the 100 domains a node records per hour.",
+      }),
+      count: Type.Integer({ minimum: 1 }),
+    }),
+    { description: 'Oldest hour first, then by reason and domain; only what was counted.' },
+  ),
+  totals: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'Refusals over the window per reason; every reason of the list is present, 0 when none was counted.' }),
+});
+export type AdminRefusalsResponse = Static<typeof AdminRefusalsResponse>;

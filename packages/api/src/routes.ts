@@ -13,8 +13,6 @@ export const routes = {
   deleteAddress: '/api/delete_address',
   // The domain pool's active domains (not in the v1.0.0 interface).
   domains: '/api/domains',
-  // The domain pool's active domains (not in the v1.0.0 interface).
-  domains: '/api/domains',
   mails: '/api/mails',
   searchMails: '/api/mails/search',
   waitMails: '/api/mails/wait',
@@ -47,9 +45,6 @@ export const routes = {
   adminAddressMail: '/api/admin/addresses/:id/mails/:uuid',
   adminBlocks: '/api/admin/blocks',
   adminBlock: '/api/admin/blocks/:id',
-  adminDomains: '/api/admin/domains',
-  adminDomain: '/api/admin/domains/:domain',
-  adminDomainDns: '/api/admin/domains/:domain/dns',
   adminDomains: '/api/admin/domains',
   adminDomain: '/api/admin/domains/:domain',
   adminDomainDns: '/api/admin/domains/:domain/dns',

@@ -109,8 +109,6 @@ async function startParts(config: Config, ctx: PartsContext, cleanups: (() => Pr
   const { mail, blocks, webhookTuning, report, refusals } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, onStop: ctx.onStop });
   // MAIL_DOMAINS fills the domain pool at a database's first start; read before anything is served.
   await mail.domains.seed(config.mail.domains, (d) => config.mail.subdomains === 'all' || config.mail.subdomains.includes(d));
-  // MAIL_DOMAINS fills the domain pool at a database's first start; read before anything is served.
-  await mail.domains.seed(config.mail.domains, (d) => config.mail.subdomains === 'all' || config.mail.subdomains.includes(d));
   const sandboxes = await startSandboxes(config, { store, mail, bus, redis, logger, now });
   const http = await buildHttpApp(config, { secrets: ctx.secrets, redis, store, storage, mail, blocks, bus, sandboxes, report, refusals, webhookTuning, logger, metrics, now });
   ctx.onStop(() => http.close());

@@ -53,6 +53,8 @@ export interface UiConfig {
   customNames: boolean;
   /** The bot challenge creating an address asks for (Turnstile shows when turnstileSiteKey is set). */
   challenge: 'turnstile' | 'pow' | 'off';
+  /** Where abuse is reported (ABUSE_CONTACT): an email address or an http(s) URL; null when unset. */
+  abuseContact: string | null;
 }
 
 export const api = {

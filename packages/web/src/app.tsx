@@ -65,6 +65,20 @@ export function App() {
         </p>
       )}
       {session ? <Inbox key={session.activeAddress} address={session.activeAddress} run={run} reload={changed} /> : <Welcome />}
+      {config.abuseContact && <AbuseFooter contact={config.abuseContact} />}
     </div>
+  );
+}
+
+/** The operator's abuse contact (ABUSE_CONTACT): a mailto: link for an address, else the URL itself. */
+function AbuseFooter(props: { contact: string }) {
+  const url = /^https?:\/\//i.test(props.contact);
+  return (
+    <footer class="abuse">
+      {s.reportAbuse}{' '}
+      <a href={url ? props.contact : `mailto:${props.contact}`} rel="noopener noreferrer">
+        {props.contact}
+      </a>
+    </footer>
   );
 }

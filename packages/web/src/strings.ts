@@ -10,6 +10,8 @@ export const s = {
   /** The tab's title, with the number of unread mails in the list when there are any. */
   title: (unread: number) => (unread > 0 ? `(${count(unread)}) temp-inbox` : 'temp-inbox'),
   tryAgainIn: (seconds: number) => ` (try again ${relative(seconds, 'second')})`,
+  /** The footer's line when the operator names an abuse contact (ABUSE_CONTACT). */
+  reportAbuse: 'Report abuse:',
 
   // Welcome (no address yet).
   welcomeTitle: 'A disposable inbox, ready in one click',

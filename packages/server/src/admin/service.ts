@@ -5,7 +5,10 @@
 import type { BlockList } from '../blocks/block-list.js';
 import { normalizeBlockValue } from '../blocks/rules.js';
 import { conflict, notFound } from '../domain/errors.js';
+import type { RefusalCounts } from '../mail/refusal-counts.js';
 import type { MailService } from '../mail/service.js';
+import { createDomainStats, type DomainFigures } from './domain-stats.js';
+import { readRefusals, type RefusalsData } from './refusals.js';
 import { DAY_MS, type AddressOverview, type AddressRecord, type BlockKind, type BlockRecord, type MailRecord, type MailSummary, type StorageUsage, type Store } from '../storage/store.js';
 
 /** Days of mails_per_day, today included. */
@@ -41,9 +44,13 @@ export interface AdminService {
   addBlock(req: { kind: BlockKind; value: string; note?: string | undefined }): Promise<BlockRecord>;
   removeBlock(id: number): Promise<void>;
   stats(): Promise<AdminStatsData>;
+  /** Per domain: addresses, mails of the last day and of the last `days`, the share refused, the top sending domains (admin/domain-stats.ts). */
+  domainStats(days: number): Promise<DomainFigures[]>;
+  /** The SMTP refusals of the current hour and the `hours - 1` before it, by hour, reason and recipient domain (admin/refusals.ts). */
+  refusals(hours: number): Promise<RefusalsData>;
 }
 
-export function createAdminService(opts: { store: Store; mail: MailService; blocks: BlockList; now?: () => number }): AdminService {
+export function createAdminService(opts: { store: Store; mail: MailService; blocks: BlockList; refusals?: RefusalCounts; now?: () => number }): AdminService {
   const { store, mail, blocks } = opts;
   const now = opts.now ?? Date.now;
 
@@ -54,6 +61,8 @@ export function createAdminService(opts: { store: Store; mail: MailService; bloc
   }
 
   return {
+    domainStats: createDomainStats(store, now),
+
     /** Addresses containing `query` (case-insensitive), newest first. */
     listAddresses(query: string, limit: number, offset: number): Promise<{ results: AddressOverview[]; count: number }> {
       return store.listAddresses(query.toLowerCase(), limit, Math.min(offset, Number.MAX_SAFE_INTEGER));
@@ -114,5 +123,7 @@ export function createAdminService(opts: { store: Store; mail: MailService; bloc
       }));
       return { mailsPerDay, topSenders, storage };
     },
+
+    refusals: (hours: number) => readRefusals(store, opts.refusals, hours, now()),
   };
 }

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { defaultClientInflightBytes, type Config } from '../config/index.js';
 import { createWindowLimiter } from '../limits/window-limiter.js';
+import type { CountRefusal } from '../mail/refusal-counts.js';
 import type { MailService } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SandboxesService } from '../sandboxes/service.js';
@@ -18,6 +19,8 @@ export interface SmtpPartsDeps {
   mail: MailService;
   logger: Logger;
   metrics: Metrics | undefined;
+  /** Counts each SMTP refusal by reason (mail/refusal-counts.ts). */
+  countRefusal: CountRefusal;
 }
 
 export function buildSmtp(config: Pick<Config, 'smtp' | 'mail' | 'limits' | 'redis'>, deps: SmtpPartsDeps): SmtpReceiver {
@@ -31,6 +34,8 @@ export function buildSmtp(config: Pick<Config, 'smtp' | 'mail' | 'limits' | 'red
       limits: smtpLimits(config, deps.redis),
       storage: deps.storage,
       login: sandboxLogin(deps.sandboxes),
+      abuseContact: mail.abuseContact,
+      countRefusal: deps.countRefusal,
     },
     deps.mail,
     deps.logger,
@@ -38,7 +43,7 @@ export function buildSmtp(config: Pick<Config, 'smtp' | 'mail' | 'limits' | 'red
   );
 }
 
-/** SMTP_RATE_* and SMTP_DAILY_BYTES, counted through Redis when it is configured. */
+/** SMTP_RATE_*, SMTP_DAILY_BYTES and SENDER_DOMAIN_RATE_LIMIT, counted through Redis when it is configured. */
 function smtpLimits(config: Pick<Config, 'mail' | 'limits' | 'redis'>, redis: Redis | undefined): SmtpLimits {
   const rules = config.limits.smtp;
   const prefix = config.redis.keyPrefix;
@@ -49,6 +54,9 @@ function smtpLimits(config: Pick<Config, 'mail' | 'limits' | 'redis'>, redis: Re
     newAddresses: config.mail.catchAll ? createWindowLimiter('SMTP_NEW_ADDRESSES', rules.newAddresses, redis, prefix) : undefined,
     // A day's budget is found again by a retrying sender once the day is over: no block is re-armed by a refusal.
     dailyBytes: createWindowLimiter('SMTP_DAILY_BYTES', { max: rules.dailyBytes, windowSeconds: 86_400 }, redis, prefix, { rearm: false }),
+    // Per sending domain, not per client: many clients of one domain share its window. Not re-armed by a
+    // refusal, so one sender that keeps retrying cannot keep a busy domain's other senders out.
+    senderDomain: createWindowLimiter('SENDER_DOMAIN_RATE_LIMIT', rules.senderDomain, redis, prefix, { rearm: false }),
   };
 }
 

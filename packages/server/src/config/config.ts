@@ -149,6 +149,8 @@ export interface MailConfig {
   attachmentRefusedExtensions: string[];
   /** ATTACHMENT_REFUSE_EXECUTABLES: refuse attachments whose bytes begin as a PE or ELF executable. */
   attachmentRefuseExecutables: boolean;
+  /** ABUSE_CONTACT: an email address or URL for abuse reports, in the web UI's footer and SMTP's policy refusals; undefined = none. */
+  abuseContact: string | undefined;
   /** ADDRESS_TOMBSTONE_TTL: how long a deleted or expired address's tombstone holds its name; 0 = for ever. */
   addressTombstoneTtlMs: number;
   sweepIntervalMs: number;
@@ -215,6 +217,8 @@ export interface ReportConfig {
   scanTimeoutMs: number;
   /** SPAM_SCANNER_MAX_BYTES: larger mail is not sent to the scanner. */
   scanMaxBytes: number;
+  /** SPAM_REFUSE_SCORE: with a scanner, mail scoring at or over it is refused at DATA; undefined = none is. */
+  refuseScore: number | undefined;
   /** REPORT_LINKS_ALLOW_PRIVATE: the link check may fetch loopback and private addresses. */
   linksAllowPrivate: boolean;
 }
@@ -251,6 +255,8 @@ export interface LimitsConfig {
     newAddresses: RateLimitRule;
     /** SMTP_DAILY_BYTES: message bytes per client and 24 hours; 0 = no limit. */
     dailyBytes: number;
+    /** SENDER_DOMAIN_RATE_LIMIT: transactions per MAIL FROM domain, from every client. */
+    senderDomain: RateLimitRule;
   };
   /** MAILTM_LOGIN_FAILURES*: failed POST /mailtm/token per account (address), per IPv6 /48 or IPv4 /24, per IPv6 /32; past one the logins are locked for its window. */
   mailtmLogin: { perAccount: RateLimitRule; perNetwork: RateLimitRule; perProvider: RateLimitRule };

@@ -115,7 +115,7 @@ export function defaultClientInflightBytes(smtp: Pick<SmtpConfig, 'inflightBytes
 function limitsOff(limits: LimitsConfig): void {
   const off = { max: 0, windowSeconds: 1 };
   for (const route of Object.keys(limits.routes) as RateLimitRoute[]) limits.routes[route] = off;
-  limits.smtp = { messages: off, recipients: off, bytes: off, newAddresses: off, dailyBytes: 0 };
+  limits.smtp = { messages: off, recipients: off, bytes: off, newAddresses: off, dailyBytes: 0, senderDomain: off };
   limits.mailtmLogin = { perAccount: off, perNetwork: off, perProvider: off };
   limits.sandboxLogin = { client: off, login: off };
 }

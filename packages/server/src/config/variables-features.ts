@@ -7,6 +7,7 @@ import { isSecret } from '../domain/webhook-secret.js';
 import { parseScanner } from '../domain/spam-scanner-url.js';
 import type { VariableSpec } from './variable-spec.js';
 import { DEFAULT_REFUSED_EXTENSIONS } from '../domain/attachment-types.js';
+import { checkAbuseContact, MAX_ABUSE_CONTACT_CHARS } from '../domain/abuse-contact.js';
 
 const EXTENSION_RE = /^[a-z0-9_-]{1,16}$/;
 
@@ -136,6 +137,28 @@ export const FEATURE_VARIABLES: VariableSpec[] = [
     accepts: 'positive integer (bytes)',
     description: 'Larger mail is not sent to the scanner (the spam section says so).',
     set: (c, r) => (c.report.scanMaxBytes = positiveInt(r)),
+  },
+  {
+    name: 'SPAM_REFUSE_SCORE',
+    default: '(none)',
+    accepts: 'a number, such as 15',
+    description:
+      "With SPAM_SCANNER: mail the scanner scores at or over this is refused at the end of DATA (554 5.7.1, nothing stored); each message is scanned before its 250 (within SPAM_SCANNER_TIMEOUT), and one the scanner gives no score in time is taken. Without SPAM_SCANNER it has no effect (start-up says so). Unset: no mail is refused for its score.",
+    set: (c, r) => {
+      if (r !== '' && !/^-?\d{1,6}(\.\d{1,3})?$/.test(r)) throw new ConfigError('a number such as 15 or 7.5');
+      c.report.refuseScore = r === '' ? undefined : Number(r);
+    },
+  },
+  {
+    name: 'ABUSE_CONTACT',
+    default: '(none)',
+    accepts: 'an email address or an http(s) URL',
+    description: "Where abuse is reported: shown in the web UI's footer and appended to SMTP's policy refusals (550 and 554 5.7.1: \"report abuse to ...\"). Unset: shown nowhere.",
+    set: (c, r) => {
+      const contact = r === '' ? undefined : checkAbuseContact(r);
+      if (r !== '' && contact === undefined) throw new ConfigError(`an email address or an http(s) URL of at most ${MAX_ABUSE_CONTACT_CHARS} printable characters without spaces`);
+      c.mail.abuseContact = contact;
+    },
   },
   {
     name: 'REPORT_LINKS_ALLOW_PRIVATE',

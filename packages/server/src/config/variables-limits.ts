@@ -142,6 +142,14 @@ export const LIMIT_VARIABLES: VariableSpec[] = [
     set: (c, r) => (c.limits.smtp.dailyBytes = count(r)),
   },
   {
+    name: 'SENDER_DOMAIN_RATE_LIMIT',
+    default: '0',
+    accepts: '<max>/<seconds>, or 0',
+    description:
+      "Messages (MAIL FROM) per sending domain and window, from every client together (the envelope sender's domain, lower-cased; shared through Redis); more get 451 4.7.1, which passes once the window ends. The null sender and sandbox logins are not counted. 0: no limit.",
+    set: (c, r) => (c.limits.smtp.senderDomain = parseRateLimit(r)),
+  },
+  {
     name: 'DISK_MIN_FREE',
     default: '(1 GiB or 5% of the disk, whichever is smaller)',
     accepts: 'bytes, a percentage such as 5%, or 0',

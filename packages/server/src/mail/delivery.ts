@@ -14,6 +14,7 @@ import type { MailAuthenticator } from './auth/auth.js';
 import type { MessageParser } from './parse/parse.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
+import { spamRefusalOf, type SpamCheck } from './spam-check.js';
 
 export interface Envelope {
   /** MAIL FROM; empty string for the null sender <>. */
@@ -53,6 +54,8 @@ export interface DeliveryOptions {
   now: () => number;
   /** What attachments a message may carry (attachment-policy.ts); a sandbox's capture is not checked. Absent: any. */
   attachmentPolicy?: AttachmentPolicy | undefined;
+  /** SPAM_REFUSE_SCORE with a scanner (spam-check.ts); a sandbox's capture is not checked. Absent: no refusal by score. */
+  spamCheck?: SpamCheck | undefined;
   /** Creates a pending catch-all recipient's address (addresses.ts createPending). */
   createPending: (recipient: Recipient) => Promise<Recipient>;
 }
@@ -98,12 +101,15 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
     // Parsed once per message, in a worker; stored once, however many recipients it has. The
     // authentication checks run beside the parse, in a worker of their own, before the 250
     // (docs/decisions.md "Authentication verdicts").
-    const [parsed, auth] = await Promise.all([
+    // With SPAM_REFUSE_SCORE the scan runs beside them too (bounded by its time-out), so its wait overlaps theirs.
+    const spamCheck = env.capture ? undefined : opts.spamCheck;
+    const [parsed, auth, score] = await Promise.all([
       parser.parse(raw, env.client),
       opts.authenticator?.check(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, sender: env.sender }),
+      spamCheck?.score(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, from: env.sender, rcpt: env.recipients[0]?.rcpt }),
     ]);
-    // Refused whole, before anything is stored (an AttachmentRefusedError: SMTP answers 552 or 554).
-    const refusal = env.capture ? undefined : refusalOf(opts.attachmentPolicy, parsed.facts);
+    // Refused whole, before anything is stored (an AttachmentRefusedError: SMTP answers 552 or 554; a SpamRefusedError, 554).
+    const refusal = env.capture ? undefined : (refusalOf(opts.attachmentPolicy, parsed.facts) ?? spamRefusalOf(spamCheck, score));
     if (refusal) throw refusal;
     // Bounded like the metadata, so no field of a list item can grow without limit.
     const source = (env.sender || parsed.fromAddress || '').slice(0, MAX_SOURCE_CHARS);

@@ -6,6 +6,8 @@ import { isSandboxAddress } from '../domain/sandboxes.js';
 import type { Tombstones } from '../domain/tombstones.js';
 import type { AttachmentPolicy } from './attachment-policy.js';
 import type { DomainPool } from './domain-pool.js';
+import type { SpamCheck } from './spam-check.js';
+import { REFUSALS_KEPT_MS } from './refusal-counts.js';
 import type { Tokens } from '../domain/tokens.js';
 import type { AddressRecord, MailReader, MailRecord, MailSummary, PurgeResult } from '../storage/store.js';
 import type { ParsedSearch } from '../storage/search-query.js';
@@ -42,6 +44,8 @@ export interface MailServiceOptions {
    * (ADDRESS_TOMBSTONE_TTL; docs/decisions.md "Deleted address"); absent: names are free again.
    */
   tombstones?: Tombstones;
+  /** SPAM_REFUSE_SCORE with a scanner (spam-check.ts): mail scoring at or over it is refused at DATA. Absent: none is. */
+  spamCheck?: SpamCheck | undefined;
   /** Parses each message off the event loop, within a time budget. */
   parser: MessageParser;
   /** Parsed views waiting or parsing at once, per client and in all (PARSE_VIEWS_PER_CLIENT, PARSE_VIEWS_WAITING). */
@@ -224,7 +228,10 @@ export function createMailService(opts: MailServiceOptions): MailService {
       // Tombstones past ADDRESS_TOMBSTONE_TTL hold nothing any more: they go too.
       const expired = opts.tombstones?.expiredBefore(t);
       if (expired !== undefined) await store.purgeTombstones({ before: expired });
-      return store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t, ...(tombstones ? { tombstones } : {}) });
+      const purged = await store.purge({ mailBefore: t - opts.mailTtlMs, addressBefore: t - opts.addressTtlMs, sessionBefore: t - opts.sessionTtlMs, now: t, ...(tombstones ? { tombstones } : {}) });
+      // Hourly refusal counts past the longest window the admin reads.
+      await store.purgeRefusals(t - REFUSALS_KEPT_MS);
+      return purged;
     },
   };
 }

@@ -2,6 +2,7 @@
 // METRICS_TOKEN is set; nothing is counted when it is not. Each server has its own
 // registry, so several in one process (tests) do not mix their counts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { REFUSAL_REASONS, type RefusalReason } from '../domain/refusal-reasons.js';
 
 /** refused: by the attachment policy (552 or 554). deferred: answered 4xx by a limit (the in-flight budget or the client's share of it, bytes per client and window or day, the minimum DATA rate). */
 export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred' | 'refused';
@@ -29,6 +30,8 @@ export interface Metrics {
   smtpAuth(outcome: 'ok' | 'wrong' | 'locked'): void;
   /** One MAIL FROM refused with 550 5.7.1 by an operator's block of this kind. */
   smtpSenderBlocked(kind: 'sender' | 'domain' | 'ip'): void;
+  /** One SMTP refusal, by reason (domain/refusal-reasons.ts). */
+  smtpRefusal(reason: RefusalReason): void;
   /** Reports what is open when scraped. */
   trackOpen(read: () => { streams: number; waits: number }): void;
   /** One list page, mail or parsed mail answered (route template), reused or built. */
@@ -87,6 +90,12 @@ export function createMetrics(storeKind: string): Metrics {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const refusals = new Counter({
+    name: 'temp_inbox_smtp_refusals_total',
+    help: 'SMTP refusals (a 4xx or 5xx reply that turns mail away), by reason; docs/operating.md "Abuse controls" lists the reasons.',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   new Gauge({ name: 'temp_inbox_store_info', help: 'The storage backend in use.', labelNames: ['store'] as const, registers: [registry] }).set({ store: storeKind }, 1);
   let openReader: (() => { streams: number; waits: number }) | undefined;
   const open = new Gauge({
@@ -122,6 +131,7 @@ export function createMetrics(storeKind: string): Metrics {
   // Pre-create the outcome series, so that a rate over them starts at 0.
   for (const outcome of ['stored', 'too_large', 'failed'] as const) messages.inc({ outcome }, 0);
   for (const reason of ['size', 'extension', 'content'] as const) attachmentsRefused.inc({ reason }, 0);
+  for (const reason of REFUSAL_REASONS) refusals.inc({ reason }, 0);
   for (const hook of ['address', 'operator'] as const) for (const outcome of ['delivered', 'failed', 'gave_up'] as const) webhooks.inc({ hook, outcome }, 0);
 
   const LONG_LIVED = new Set(['/api/events', '/api/mails/wait']);
@@ -140,6 +150,7 @@ export function createMetrics(storeKind: string): Metrics {
     smtpConnectionRefused: () => connectionsRefused.inc(),
     smtpAuth: (outcome) => logins.inc({ outcome }),
     smtpSenderBlocked: (kind) => blocked.inc({ kind }),
+    smtpRefusal: (reason) => refusals.inc({ reason }),
     trackOpen(read) {
       openReader = read;
     },

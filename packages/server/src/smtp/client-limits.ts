@@ -6,7 +6,8 @@
 import { clientKey, type WindowLimiter } from '../limits/window-limiter.js';
 import { networkMatcher } from '../limits/networks.js';
 import type { InflightBudget } from './inflight-budget.js';
-import { reply, type SmtpError } from './replies.js';
+import type { SmtpError } from './replies.js';
+import { refusalReply } from './refusals.js';
 
 /** Per client and window; absent = no limit. */
 export interface SmtpLimits {
@@ -17,6 +18,8 @@ export interface SmtpLimits {
   newAddresses?: WindowLimiter | undefined;
   /** Message bytes per client and day. */
   dailyBytes?: WindowLimiter | undefined;
+  /** Transactions per sending domain (the MAIL FROM domain, lower-cased), from every client: SENDER_DOMAIN_RATE_LIMIT. */
+  senderDomain?: WindowLimiter | undefined;
 }
 
 /** What the receiver knows of the store's disk, wired in server.ts. */
@@ -44,19 +47,19 @@ export interface ClientLimits {
 export function createClientLimits(opts: { trustedNetworks: readonly string[]; budget: InflightBudget; limits: SmtpLimits; storage?: StorageGate | undefined }): ClientLimits {
   const trusted = networkMatcher(opts.trustedNetworks);
   const { budget, limits, storage } = opts;
-  const spentToday = (wait: number) => reply(452, '4.7.0', `Your address has sent its bytes for today; try again in ${wait} seconds`);
+  const spentToday = (wait: number) => refusalReply('rate_limit', 452, '4.7.0', `Your address has sent its bytes for today; try again in ${wait} seconds`);
   return {
     trusted,
     async mailFromRefusal(remoteAddress) {
       const client = clientKey(remoteAddress);
-      if (!trusted(remoteAddress) && budget.clientFull(client)) return reply(452, ...SHARE_EXCEEDED);
-      if (storage && (await storage.level()) !== 'ok') return reply(452, '4.3.1', 'Insufficient storage here; try again later');
+      if (!trusted(remoteAddress) && budget.clientFull(client)) return refusalReply('busy', 452, ...SHARE_EXCEEDED);
+      if (storage && (await storage.level()) !== 'ok') return refusalReply('busy', 452, '4.3.1', 'Insufficient storage here; try again later');
       const wait = await limits.dailyBytes?.peek(client);
       return wait ? spentToday(wait) : undefined;
     },
     async chargeBytes(client, size) {
       const [window, day] = await Promise.all([limits.bytes?.consume(client, size), limits.dailyBytes?.consume(client, size)]);
-      if (window) return reply(452, '4.7.0', `Too many bytes from your address; try again in ${window} seconds`);
+      if (window) return refusalReply('rate_limit', 452, '4.7.0', `Too many bytes from your address; try again in ${window} seconds`);
       return day ? spentToday(day) : undefined;
     },
     chargeRead(client, size) {

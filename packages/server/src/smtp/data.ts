@@ -1,15 +1,19 @@
 // DATA: the message read into a buffer within the in-flight budget, its client's share
 // and the minimum rate (an oversize one read and dropped, up to twice the limit), then
 // charged to the client's byte budgets and stored: delivered, or captured for a login.
+// Each refusal is counted by its reason and the first recipient's domain.
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import { clientKey } from '../limits/window-limiter.js';
 import { AttachmentRefusedError } from '../mail/attachment-policy.js';
+import { domainOf } from '../mail/refusal-counts.js';
+import { SpamRefusedError } from '../mail/spam-check.js';
 import { MessageBuffer } from '../mail/message-buffer.js';
 import type { Recipient } from '../mail/service.js';
 import { countGarbage, endOfMessage } from '../memory/young-garbage.js';
 import { BUDGET_EXCEEDED, SHARE_EXCEEDED } from './client-limits.js';
 import { watchDataRate } from './data-rate.js';
 import type { HookContext } from './hook-context.js';
+import { reasonOf, withAbuseContact } from './refusals.js';
 import { reply } from './replies.js';
 import { accountOf } from './sink.js';
 
@@ -19,6 +23,7 @@ export function dataHook(ctx: HookContext): NonNullable<SMTPServerOptions['onDat
   const trusted = clients.trusted;
   return (stream, session, callback) => {
   const s = stateOf(session);
+  const countRefusal = (reason: Parameters<HookContext['countRefusal']>[0]) => ctx.countRefusal(reason, domainOf(session.envelope.rcptTo[0]?.address));
   const client = clientKey(session.remoteAddress);
   const claim = budget.claim(trusted(session.remoteAddress) ? undefined : client);
   s.claim = claim;
@@ -45,6 +50,7 @@ export function dataHook(ctx: HookContext): NonNullable<SMTPServerOptions['onDat
       if (read <= 2 * opts.maxMessageBytes) return;
       closed = true;
       metrics?.smtpMessage('too_large');
+      countRefusal('message_size');
       charge();
       log.info({ session: session.id, remote: session.remoteAddress }, 'SMTP message twice over the size limit; closing');
       // Permanent: this message can never fit, so a sending MTA must not retry it (RFC 3463 5.3.4).
@@ -57,6 +63,7 @@ export function dataHook(ctx: HookContext): NonNullable<SMTPServerOptions['onDat
     }
     // Past the budget: the connection is ended now (RFC 5321 §3.8), so its bytes cost neither memory nor reading.
     metrics?.smtpMessage('deferred');
+    countRefusal('busy');
     log.info({ session: session.id, remote: session.remoteAddress, over: claim.over }, 'SMTP in-flight budget exceeded; closing');
     closeSession(session, (claim.over === 'share' ? SHARE_EXCEEDED : BUDGET_EXCEEDED).join(' '));
   });
@@ -75,6 +82,7 @@ export function dataHook(ctx: HookContext): NonNullable<SMTPServerOptions['onDat
     if (closed) return finish(reply(552, '5.3.4', 'Message exceeds the maximum size; closing'));
     if (stream.sizeExceeded) {
       metrics?.smtpMessage('too_large');
+      countRefusal('message_size');
       charge();
       return finish(reply(552, '5.3.4', 'Message exceeds the maximum size'));
     }
@@ -82,13 +90,20 @@ export function dataHook(ctx: HookContext): NonNullable<SMTPServerOptions['onDat
       const [enhanced, text] = claim.over === 'share' ? SHARE_EXCEEDED : BUDGET_EXCEEDED;
       return finish(reply(421, enhanced, text));
     }
-    storeMessage(ctx, session, message, client, finish);
+    storeMessage(ctx, session, message, client, finish, countRefusal);
   });
   };
 }
 
 /** The end of a message that fits: its bytes charged to the client's budgets, then delivered to its recipients or captured for its login. */
-function storeMessage(ctx: HookContext, session: SMTPServerSession, message: MessageBuffer, client: string, finish: (err: Error | null, text?: string) => void): void {
+function storeMessage(
+  ctx: HookContext,
+  session: SMTPServerSession,
+  message: MessageBuffer,
+  client: string,
+  finish: (err: Error | null, text?: string) => void,
+  countRefusal: (reason: Parameters<HookContext['countRefusal']>[0]) => void,
+): void {
   const { opts, mail, log, metrics, clients, sink, resolved } = ctx;
   // By address, not id: a catch-all recipient created at delivery has none yet.
   const seen = new Set<string>();
@@ -106,6 +121,8 @@ function storeMessage(ctx: HookContext, session: SMTPServerSession, message: Mes
     .then((refusal) => {
       if (refusal) {
         metrics?.smtpMessage('deferred');
+        const reason = reasonOf(refusal);
+        if (reason) countRefusal(reason);
         return finish(refusal);
       }
       const account = accountOf(session);
@@ -139,7 +156,15 @@ function storeMessage(ctx: HookContext, session: SMTPServerSession, message: Mes
         metrics?.smtpMessage('refused');
         metrics?.smtpAttachmentRefused(err.reason);
         log.info({ session: session.id, remote: session.remoteAddress, reason: err.reason }, 'SMTP message refused by the attachment policy');
-        return finish(err.reason === 'size' ? reply(552, '5.3.4', err.message) : reply(554, '5.7.1', err.message));
+        countRefusal(err.reason === 'size' ? 'attachment_size' : 'attachment_type');
+        return finish(err.reason === 'size' ? reply(552, '5.3.4', err.message) : reply(554, '5.7.1', withAbuseContact(err.message, opts.abuseContact)));
+      }
+      // Permanent too: the same message scores the same (docs/operating.md "Abuse controls").
+      if (err instanceof SpamRefusedError) {
+        metrics?.smtpMessage('refused');
+        log.info({ session: session.id, remote: session.remoteAddress, score: err.score }, 'SMTP message refused for its spam score');
+        countRefusal('spam_score');
+        return finish(reply(554, '5.7.1', withAbuseContact(err.message, opts.abuseContact)));
       }
       metrics?.smtpMessage('failed');
       opts.storage?.failed(err);

@@ -2,6 +2,7 @@
 // mail service, the per-client limits and budget, the sessions' state and the sink.
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import type { FastifyBaseLogger } from 'fastify';
+import type { CountRefusal } from '../mail/refusal-counts.js';
 import type { MailService, Recipient } from '../mail/service.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SmtpAuthOptions } from './auth.js';
@@ -25,4 +26,6 @@ export interface HookContext {
   resolved: WeakMap<SMTPServerAddress, Recipient>;
   /** Ends a session from outside its command flow with a reply and closes the connection (421 closes it by itself). */
   closeSession(session: SMTPServerSession, message: string, code?: number): void;
+  /** Counts one refusal by reason and recipient domain (undefined before any recipient); the pool's retired-domain refusal calls it too. */
+  countRefusal: CountRefusal;
 }

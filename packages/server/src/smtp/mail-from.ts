@@ -1,9 +1,12 @@
 // MAIL FROM: the operator's blocks first, then the parameters, the in-flight budget, the
-// client's limits and its message rate; an accepted one starts the transaction's deadline.
-import type { SMTPServerOptions } from 'smtp-server';
+// client's limits, its message rate and its sending domain's; an accepted one starts the
+// transaction's deadline. Each refusal is counted by its reason.
+import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+import { countedDomain, domainOf } from '../mail/refusal-counts.js';
 import { clientKey } from '../limits/window-limiter.js';
 import type { HookContext } from './hook-context.js';
-import { reply } from './replies.js';
+import { reasonOf, refusalReply, withAbuseContact } from './refusals.js';
+import { reply, type SmtpError } from './replies.js';
 import { accountOf } from './sink.js';
 
 /**
@@ -20,23 +23,32 @@ const BLOCKED = {
 } as const;
 
 export function mailFromHook(ctx: HookContext): NonNullable<SMTPServerOptions['onMailFrom']> {
-  const { opts, mail, log, metrics, budget, clients, sink, closeSession } = ctx;
+  const { opts, mail, log, metrics, budget, clients, sink, closeSession, countRefusal } = ctx;
   const { stateOf, endTransaction } = ctx.states;
+  const senderDomainWait = senderDomainLimit(ctx);
   return (address, session, callback) => {
     const s = stateOf(session);
     endTransaction(s);
     // Parameters of extensions it does not offer (RFC 5321 §4.1.1.11); smtp-server passes them on.
     const unknown = Object.keys(address.args || {}).find((key) => !MAIL_PARAMETERS.has(key.toUpperCase()));
     if (unknown !== undefined) return callback(reply(555, '5.5.4', `MAIL FROM parameter ${unknown.slice(0, 32).replace(/[^\x21-\x7e]/g, '?')} is not recognized`));
-    if (budget.full) return callback(reply(452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
+    /** A refusal, counted by its reason (no recipient yet). */
+    const refuse = (err: SmtpError) => {
+      const reason = reasonOf(err);
+      if (reason) countRefusal(reason, undefined);
+      callback(err);
+    };
+    if (budget.full) return refuse(refusalReply('busy', 452, '4.3.1', 'Too much mail in progress here; try again in a few minutes'));
     const limiter = opts.limits.messages;
     const admit = () => {
       clients
         .mailFromRefusal(session.remoteAddress)
         .then(async (refusal) => {
-          if (refusal) return callback(refusal);
+          if (refusal) return refuse(refusal);
           const wait = limiter ? await limiter.consume(clientKey(session.remoteAddress)) : 0;
-          return wait ? callback(reply(421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`)) : start();
+          if (wait) return refuse(refusalReply('rate_limit', 421, '4.7.0', `Too many messages from your address; try again in ${wait} seconds`));
+          const domainRefusal = await senderDomainWait(address.address, session);
+          return domainRefusal ? refuse(domainRefusal) : start();
         })
         .catch((err: unknown) => {
           log.error({ err }, 'SMTP MAIL FROM checks failed');
@@ -60,7 +72,7 @@ export function mailFromHook(ctx: HookContext): NonNullable<SMTPServerOptions['o
         if (!block) return admit();
         metrics?.smtpSenderBlocked(block.kind);
         log.debug({ session: session.id, remote: session.remoteAddress, block: block.id, kind: block.kind }, 'SMTP sender blocked');
-        callback(reply(550, '5.7.1', BLOCKED[block.kind]));
+        refuse(refusalReply('blocked', 550, '5.7.1', withAbuseContact(BLOCKED[block.kind], opts.abuseContact)));
       },
       (err: unknown) => {
         // The block list never fails a check (it keeps the last list it read); this is a bug, not a refusal.
@@ -68,5 +80,22 @@ export function mailFromHook(ctx: HookContext): NonNullable<SMTPServerOptions['o
         admit();
       },
     );
+  };
+}
+
+/**
+ * SENDER_DOMAIN_RATE_LIMIT: transactions per MAIL FROM domain (lower-cased, from every client,
+ * shared through Redis), a 451 4.7.1 that passes once the window ends. The null sender has no
+ * domain and a sandbox's login sends its own test mail: neither is counted.
+ */
+function senderDomainLimit(ctx: HookContext): (sender: string, session: SMTPServerSession) => Promise<SmtpError | undefined> {
+  const limiter = ctx.opts.limits.senderDomain;
+  return async (sender, session) => {
+    const domain = countedDomain(domainOf(sender));
+    if (!limiter || domain === '' || accountOf(session)) return undefined;
+    const wait = await limiter.consume(domain);
+    if (!wait) return undefined;
+    const shown = domain.slice(0, 100).replace(/[^\x21-\x7e]/g, '?');
+    return refusalReply('sender_domain_rate', 451, '4.7.1', `Too much mail from senders at ${shown} for now; try again in ${wait} seconds`);
   };
 }

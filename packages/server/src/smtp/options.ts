@@ -1,6 +1,7 @@
 // What the SMTP receiver is given (smtp-receiver.ts), in a file of its own so that the
 // hooks' shared context (hook-context.ts) can name it without importing the receiver.
 import type { SmtpConfig } from '../config/index.js';
+import type { CountRefusal } from '../mail/refusal-counts.js';
 import type { SmtpLogin } from './auth.js';
 import type { SmtpLimits, StorageGate } from './client-limits.js';
 
@@ -18,4 +19,8 @@ export interface SmtpOptions extends SmtpConfig {
   storage?: StorageGate | undefined;
   /** The logins SMTP AUTH is offered for, in sink mode (auth.ts); absent: AUTH is never offered. */
   login?: SmtpLogin | undefined;
+  /** ABUSE_CONTACT: named in the policy refusals' texts (550 and 554 5.7.1); absent: none. */
+  abuseContact?: string | undefined;
+  /** Counts each refusal by reason (mail/refusal-counts.ts); absent: none is counted. */
+  countRefusal?: CountRefusal | undefined;
 }

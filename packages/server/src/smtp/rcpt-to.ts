@@ -1,8 +1,9 @@
 // RCPT TO: the recipient looked up (550 5.1.1 when unknown, slowed down after a few, the
 // session closed after too many), then the client's recipient and new-address windows and
-// the address's quota.
+// the address's quota. Each refusal is counted by its reason and the recipient's domain.
 import type { SMTPServerOptions } from 'smtp-server';
 import { clientKey } from '../limits/window-limiter.js';
+import { domainOf } from '../mail/refusal-counts.js';
 import { RetiredDomainError } from '../domain/domain-pool.js';
 import type { Recipient } from '../mail/service.js';
 import type { HookContext } from './hook-context.js';
@@ -13,14 +14,16 @@ import { accountOf } from './sink.js';
 export const BAD_RECIPIENTS_FREE = 3;
 
 export function rcptToHook(ctx: HookContext): NonNullable<SMTPServerOptions['onRcptTo']> {
-  const { opts, mail, log, metrics, auth, sink, resolved } = ctx;
+  const { opts, mail, log, metrics, auth, sink, resolved, countRefusal } = ctx;
   const { stateOf } = ctx.states;
   return (address, session, callback) => {
     const account = accountOf(session);
     if (account && sink) return sink.rcptTo(account, address, session, callback);
     const s = stateOf(session);
+    const domain = domainOf(address.address);
     const refuse = () => {
       metrics?.smtpRecipientRefused();
+      countRefusal('unknown_recipient', domain);
       s.badRecipients++;
       if (s.badRecipients > opts.maxBadRecipients) return callback(reply(421, '4.7.0', 'Too many unknown recipients; closing'));
       // With sandboxes, a session that forgot to log in (an app moved from Mailpit) is told why.
@@ -36,11 +39,18 @@ export function rcptToHook(ctx: HookContext): NonNullable<SMTPServerOptions['onR
     const accept = async (record: Recipient): Promise<void> => {
       const limiter = opts.limits.recipients;
       const wait = limiter ? await limiter.consume(clientKey(session.remoteAddress)) : 0;
-      if (wait) return callback(reply(452, '4.7.0', `Too many recipients from your address; try again in ${wait} seconds`));
+      const limited = (text: string) => {
+        countRefusal('rate_limit', domain);
+        callback(reply(452, '4.7.0', text));
+      };
+      if (wait) return limited(`Too many recipients from your address; try again in ${wait} seconds`);
       // A catch-all address nobody created is created when its mail is stored; how many a client may ask for is bounded.
       const creates = record.pending ? await opts.limits.newAddresses?.consume(clientKey(session.remoteAddress)) : 0;
-      if (creates) return callback(reply(452, '4.7.0', `Too many new addresses from your address; try again in ${creates} seconds`));
-      if (!(await mail.hasRoom(record))) return callback(reply(452, '4.2.2', `Mailbox <${address.address}> is full; try again later`));
+      if (creates) return limited(`Too many new addresses from your address; try again in ${creates} seconds`);
+      if (!(await mail.hasRoom(record))) {
+        countRefusal('mailbox_full', domain);
+        return callback(reply(452, '4.2.2', `Mailbox <${address.address}> is full; try again later`));
+      }
       resolved.set(address, record);
       callback();
     };

@@ -53,6 +53,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
   const trusted = clients.trusted;
   const commands = createCommandGuard({ commandTimeoutMs: opts.commandTimeoutMs, maxJunkCommands: opts.maxJunkCommands });
   const auth: SmtpAuthOptions | undefined = opts.login ? { login: opts.login, allowInsecure: opts.authAllowInsecure } : undefined;
+  const countRefusal = opts.countRefusal ?? (() => undefined);
   const tls = opts.tlsCert && opts.tlsKey ? { cert: readFileSync(opts.tlsCert), key: readFileSync(opts.tlsKey) } : undefined;
 
   class GuardedServer extends SMTPServer {
@@ -63,6 +64,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
         const release = perClient.admit(clientKey(ip));
         if (!release) {
           metrics?.smtpConnectionRefused();
+          countRefusal('rate_limit', undefined);
           return refuseSocket(socket, `421 4.7.0 ${opts.hostname} Too many connections from your address; try again later`);
         }
         socket.once('close', release);
@@ -114,7 +116,7 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
 
   // What each accepted RCPT resolved to, so DATA stores without a second look-up.
   const resolved = new WeakMap<SMTPServerAddress, Recipient>();
-  const ctx: HookContext = { opts, mail, log, metrics, budget, clients, states, auth, sink, resolved, closeSession };
+  const ctx: HookContext = { opts, mail, log, metrics, budget, clients, states, auth, sink, resolved, closeSession, countRefusal };
 
   const server: SMTPServer = new GuardedServer({
     ...serverSettings(opts, auth !== undefined, tls),

@@ -7,6 +7,7 @@ import type { ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxStore
 import type { AddressRecord, AddressUsage, AttachmentReader, MailRecord, MailReader, MailSummary, NewMail, StoredAttachment } from './mail-rows.js';
 import type { OperatorStore } from './operator-store.js';
 import type { ParsedSearch } from './search-query.js';
+import type { RefusalStore } from './refusal-store.js';
 import type { TombstoneCheck, TombstoneMark, TombstoneStore } from './tombstone-store.js';
 import type { DomainPoolStore } from './domain-pool-store.js';
 import type { WebhookStore } from './webhook-store.js';
@@ -28,6 +29,7 @@ export { DAY_MS } from './operator-store.js';
 export type { ClaimedDelivery, WebhookAttempt, WebhookMail, WebhookOutcome, WebhookRecord, WebhookRelease, WebhookStore } from './webhook-store.js';
 export type { TombstoneCheck, TombstoneMark, TombstoneStore } from './tombstone-store.js';
 export type { DomainPoolStore, PoolDomainChange, PoolDomainRecord, PoolDomainState } from './domain-pool-store.js';
+export type { RefusalCount, RefusalStore } from './refusal-store.js';
 export type { AddressPassword, ParseOutcomeStore, PasswordStore, ReportSummaryStore, SandboxRecord, SandboxStore, TagStore } from './feature-stores.js';
 
 export interface SessionRecord {
@@ -142,7 +144,7 @@ export interface PurgeStore {
  * Everything a backend implements: the roles above and the connection itself. A caller
  * that needs one role takes that interface (a Store is each of them).
  */
-export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore, TombstoneStore, DomainPoolStore {
+export interface Store extends AddressStore, MailStore, SessionStore, PurgeStore, OperatorStore, WebhookStore, PasswordStore, ParseOutcomeStore, ReportSummaryStore, SandboxStore, TagStore, TombstoneStore, RefusalStore, DomainPoolStore {
   readonly kind: string;
 
   /**

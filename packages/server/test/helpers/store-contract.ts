@@ -11,6 +11,7 @@ import { WEBHOOK_CASES } from './webhook-store-contract.js';
 import { SANDBOX_CASES } from './sandbox-store-contract.js';
 import { REPORT_SUMMARY_CASES } from './report-summary-store-contract.js';
 import { TOMBSTONE_CASES } from './tombstone-store-contract.js';
+import { REFUSAL_CASES } from './refusal-store-contract.js';
 
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
@@ -29,7 +30,7 @@ export function storeContract(name: string, factory: StoreFactory, opts: { skip?
       current = undefined;
       if (c) await c.cleanup();
     });
-    for (const [caseName, run] of [...CASES, ...WEBHOOK_CASES, ...SANDBOX_CASES, ...REPORT_SUMMARY_CASES, ...TOMBSTONE_CASES]) {
+    for (const [caseName, run] of [...CASES, ...WEBHOOK_CASES, ...SANDBOX_CASES, ...REPORT_SUMMARY_CASES, ...TOMBSTONE_CASES, ...REFUSAL_CASES]) {
       it(caseName, { skip }, async () => {
         assert.ok(current, 'the factory did not produce a store');
         await run(current.store);

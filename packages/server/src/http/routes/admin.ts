@@ -15,8 +15,6 @@ import { adminAddressRoutes } from './admin-addresses.js';
 import { adminBlockRoutes, adminStatsRoutes } from './admin-blocks.js';
 import { adminDomainRoutes } from './admin-domains.js';
 import { createMxCheck } from '../../admin/domain-dns.js';
-import { adminDomainRoutes } from './admin-domains.js';
-import { createMxCheck } from '../../admin/domain-dns.js';
 import { adminDomainStatsRoutes } from './admin-domain-stats.js';
 import type { AdminRouteOptions } from './admin-options.js';
 import { adminRefusalRoutes } from './admin-refusals.js';
@@ -61,10 +59,6 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   adminBlockRoutes(app, own);
   adminStatsRoutes(app, own);
   adminTombstoneRoutes(app, own);
-  // The MX check asks the resolvers the authentication checks ask (DNS_SERVERS).
-  const { mail: mailConfig, smtp, mailAuth } = deps.config;
-  const expected = mailConfig.mxHostnames.length > 0 ? mailConfig.mxHostnames : [smtp.hostname];
-  adminDomainRoutes(app, own, { pool: deps.mail.domains, mxCheck: createMxCheck({ servers: mailAuth.dnsServers, expected }) });
   // The MX check asks the resolvers the authentication checks ask (DNS_SERVERS).
   const { mail: mailConfig, smtp, mailAuth } = deps.config;
   const expected = mailConfig.mxHostnames.length > 0 ? mailConfig.mxHostnames : [smtp.hostname];

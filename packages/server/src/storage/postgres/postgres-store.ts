@@ -14,6 +14,7 @@ import { postgresDomainPoolStore } from './postgres-domain-pool.js';
 import { postgresParseOutcomeStore } from './postgres-parse-outcomes.js';
 import { postgresPasswordStore } from './postgres-passwords.js';
 import { postgresPurgeStore } from './postgres-purge.js';
+import { postgresRefusalStore } from './postgres-refusals.js';
 import { postgresReportSummaryStore } from './postgres-report-summaries.js';
 import { postgresSandboxStore } from './postgres-sandboxes.js';
 import { postgresSessionStore } from './postgres-sessions.js';
@@ -50,6 +51,7 @@ export async function openPostgresStore(url: string, options: PostgresOptions = 
     ...postgresParseOutcomeStore(pool, { columns: M_COLUMNS, of: toSummary }),
     ...postgresReportSummaryStore(transaction),
     ...postgresWebhookStore(pool),
+    ...postgresRefusalStore(pool),
     // Other nodes write to the same database; there is no cheap way to know when.
     externalWriteMark() {
       return undefined;

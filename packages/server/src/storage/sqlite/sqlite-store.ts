@@ -16,6 +16,7 @@ import { sqliteDomainPoolStore } from './sqlite-domain-pool.js';
 import { sqliteParseOutcomeStore } from './sqlite-parse-outcomes.js';
 import { sqlitePasswordStore } from './sqlite-passwords.js';
 import { sqlitePurgeStore } from './sqlite-purge.js';
+import { sqliteRefusalStore } from './sqlite-refusals.js';
 import { sqliteReportSummaryStore } from './sqlite-report-summaries.js';
 import { sqliteSandboxStore } from './sqlite-sandboxes.js';
 import { sqliteSessionStore } from './sqlite-sessions.js';
@@ -68,6 +69,7 @@ export function openSqliteStore(file: string, options: SqliteOptions = {}): Stor
     ...sqliteParseOutcomeStore(db, afterSync, { columns: SUMMARY_COLUMNS, of: toSummary }),
     ...sqliteReportSummaryStore(db, afterSync),
     ...sqliteWebhookStore(db, afterSync),
+    ...sqliteRefusalStore(db, afterSync),
     externalWriteMark() {
       // Read once per turn of the event loop and shared by the requests handled in it:
       // each such request arrived before the turn began, so before the read.
