@@ -7,6 +7,7 @@ import { normalizeBlockValue } from '../blocks/rules.js';
 import { conflict, notFound } from '../domain/errors.js';
 import type { RefusalCounts } from '../mail/refusal-counts.js';
 import type { MailService } from '../mail/service.js';
+import { createDomainStats, type DomainFigures } from './domain-stats.js';
 import { readRefusals, type RefusalsData } from './refusals.js';
 import { DAY_MS, type AddressOverview, type AddressRecord, type BlockKind, type BlockRecord, type MailRecord, type MailSummary, type StorageUsage, type Store } from '../storage/store.js';
 
@@ -43,6 +44,8 @@ export interface AdminService {
   addBlock(req: { kind: BlockKind; value: string; note?: string | undefined }): Promise<BlockRecord>;
   removeBlock(id: number): Promise<void>;
   stats(): Promise<AdminStatsData>;
+  /** Per domain: addresses, mails of the last day and of the last `days`, the share refused, the top sending domains (admin/domain-stats.ts). */
+  domainStats(days: number): Promise<DomainFigures[]>;
   /** The SMTP refusals of the current hour and the `hours - 1` before it, by hour, reason and recipient domain (admin/refusals.ts). */
   refusals(hours: number): Promise<RefusalsData>;
 }
@@ -58,6 +61,9 @@ export function createAdminService(opts: { store: Store; mail: MailService; bloc
   }
 
   return {
+    // This node's refusal counts are written first, as for the refusals' own read.
+    domainStats: createDomainStats(store, now, () => opts.refusals?.flush()),
+
     /** Addresses containing `query` (case-insensitive), newest first. */
     listAddresses(query: string, limit: number, offset: number): Promise<{ results: AddressOverview[]; count: number }> {
       return store.listAddresses(query.toLowerCase(), limit, Math.min(offset, Number.MAX_SAFE_INTEGER));

@@ -32,6 +32,18 @@ export interface StorageUsage {
   databaseBytes: number;
 }
 
+/** Mails counted at delivery for one recipient domain and one sender domain (domain_mail_hours, migration 0024). */
+export interface DomainMailCount {
+  /** The recipient's domain, lower-cased; a subdomain of a pool domain counts under the pool domain. */
+  domain: string;
+  /** The envelope sender's domain, lower-cased; '' for the null sender. */
+  senderDomain: string;
+  /** Mails since the window's start. */
+  mails: number;
+  /** Of those, mails since `recentSince`. */
+  recent: number;
+}
+
 /** Milliseconds in a UTC day: mail is counted per day number floor(created_at / DAY_MS). */
 export const DAY_MS = 86_400_000;
 
@@ -58,4 +70,12 @@ export interface OperatorStore {
   /** The envelope senders of the most mail stored since `since` (deleted or not, until purged), most first, ties by sender. */
   topSenders(since: number, limit: number): Promise<{ sender: string; mails: number }[]>;
   storageUsage(): Promise<StorageUsage>;
+  /**
+   * Mails counted at delivery per recipient domain and sender domain in the hours from
+   * `since` on (deletion and purge take nothing back), with how many of them came from
+   * `recentSince` on; one row per pair, in no order. Reads the hourly counts, not the mails.
+   */
+  domainMailCounts(since: number, recentSince: number): Promise<DomainMailCount[]>;
+  /** Addresses per domain (lower-cased, as written after the @), in no order. */
+  addressesPerDomain(): Promise<{ domain: string; addresses: number }[]>;
 }

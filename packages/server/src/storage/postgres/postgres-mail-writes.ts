@@ -10,6 +10,7 @@ import { query as q, type Transaction } from './postgres-connection.js';
 import { MAIL_COLUMNS, toSummary, type MailRow } from './postgres-mail-reads.js';
 import { MAIL_DAY_SHARDS } from './postgres-operator.js';
 import { queueWebhooks } from './postgres-webhooks.js';
+import { countDomainMails } from './postgres-domain-stats.js';
 
 // First key of the two-key advisory lock that orders one address's deliveries ("ti" + "ml").
 const MAIL_ORDER_LOCK = 0x74696d6c;
@@ -85,6 +86,8 @@ async function insertMailRows(client: pg.PoolClient, mails: NewMail[], bodyIds: 
 
 export function postgresMailWrites(pool: pg.Pool, transaction: Transaction): MailWrites {
   let deliveriesQueued = 0;
+  // The hour this node last pruned the per-domain counts at (postgres-domain-stats.ts).
+  const pruned = { hour: 0 };
   return {
     async insertMails(mails) {
       if (mails.length === 0) return [];
@@ -119,6 +122,8 @@ export function postgresMailWrites(pool: pg.Pool, transaction: Transaction): Mai
             n,
           ]);
         }
+        // The admin's per-domain figures, in the same shard as the day's count.
+        await countDomainMails(client, mails, addressIds[0]! % MAIL_DAY_SHARDS, pruned);
         return ids;
       });
     },

@@ -4,6 +4,7 @@
 // aggregate columns arrive from pg as strings and are converted here.
 import type pg from 'pg';
 import type { AddressOverview, BlockKind, BlockRecord, OperatorStore } from '../store.js';
+import { postgresDomainStats } from './postgres-domain-stats.js';
 
 interface BlockRow {
   id: string;
@@ -31,6 +32,7 @@ export const MAIL_DAY_SHARDS = 16;
 
 export function postgresOperatorStore(pool: pg.Pool): OperatorStore {
   return {
+    ...postgresDomainStats(pool),
     async listAddresses(contains, limit, offset) {
       // strpos(address, '') is 1: an empty filter matches every address.
       const { rows } = await pool.query<OverviewRow>(

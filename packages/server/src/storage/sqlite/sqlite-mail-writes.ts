@@ -9,6 +9,7 @@ import { BUSY_GIVE_UP_MS, BUSY_RETRY_MS, isBusy, type SqliteWrite } from './sqli
 import { toSummary, type MailRow } from './sqlite-mail-reads.js';
 import type { SearchQueue } from './search-queue.js';
 import { sqliteWebhookQueue } from './sqlite-webhooks.js';
+import { sqliteDomainMailCounter } from './sqlite-domain-stats.js';
 
 /**
  * Stores `bytes` in parts (storage/parts.ts): `first` inserts the row that holds the
@@ -42,6 +43,8 @@ function deliveryInserter(db: Database.Database, searchQueue: SearchQueue, queue
   };
   // Each stored mail's webhook deliveries, queued in its own transaction (docs/decisions.md "Webhooks").
   const queueWebhooks = sqliteWebhookQueue(db);
+  // The admin's per-domain figures (sqlite-domain-stats.ts), counted with the mails.
+  const countDomains = sqliteDomainMailCounter(db);
   const insertBody = (body: MailBody, refs: number): number => {
     const id = inParts(body.raw, (parts, first) => q.insertBody.run(refs, parts, first), (bodyId, i, part) => q.insertBodyPart.run(bodyId, i, part));
     body.attachments.forEach((content, i) =>
@@ -61,6 +64,7 @@ function deliveryInserter(db: Database.Database, searchQueue: SearchQueue, queue
       days.set(day, (days.get(day) ?? 0) + 1);
     }
     for (const [day, n] of days) q.countDay.run(day, n);
+    countDomains(mails);
     return mails.map((m) => {
       const id = Number(
         q.insertMail.run(m.uuid, m.addressId, m.address, m.source, m.messageId, m.metadata, m.trace, bodyIds.get(m.body)!, m.trace.length + m.body.raw.length, m.createdAt, m.envelope ? JSON.stringify(m.envelope) : null)

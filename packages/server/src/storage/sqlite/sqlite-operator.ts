@@ -3,6 +3,7 @@
 // day are counted by sqlite-mail-writes.ts's insertMails, in the delivery's own transaction.
 import type Database from 'better-sqlite3';
 import type { AddressOverview, BlockKind, BlockRecord, OperatorStore } from '../store.js';
+import { sqliteDomainStats } from './sqlite-domain-stats.js';
 
 interface BlockRow {
   id: number;
@@ -48,6 +49,7 @@ export function sqliteOperatorStore(db: Database.Database, write: <T>(run: () =>
   };
 
   return {
+    ...sqliteDomainStats(db),
     async listAddresses(contains, limit, offset) {
       const rows = q.listAddresses.all(contains, limit, offset) as OverviewRow[];
       const count = offset === 0 && rows.length < limit ? rows.length : (q.countAddresses.get(contains) as number);
