@@ -15,6 +15,9 @@
 // - Within a lane, the clients that wait take turns too: the next task is the oldest of
 //   the client that was given a thread least recently, so a client that queues many
 //   slow messages delays another client's by the one it has running, not by all.
+// - One client holds at most `perClient` threads at once (half of them, at least one),
+//   spare included: its other tasks wait in its own queue however many threads are free,
+//   so a client with slow mail cannot take every thread and then the spare too.
 // docs/decisions.md "Parsing".
 
 export type Lane = 'small' | 'large';
@@ -37,10 +40,10 @@ class TakingTurns<T> {
     else this.byClient.set(client, [item]);
     this.count++;
   }
-  /** The first task of the waiting client with the lowest `served` (the first to come among equals). */
-  shift(served: (client: string) => number): { client: string; item: T } | undefined {
+  /** The first task of the waiting client with the lowest `served` (the first to come among equals) that `may` go now. */
+  shift(served: (client: string) => number, may: (client: string) => boolean): { client: string; item: T } | undefined {
     let turn: [string, T[]] | undefined;
-    for (const entry of this.byClient) if (!turn || served(entry[0]) < served(turn[0])) turn = entry;
+    for (const entry of this.byClient) if ((!turn || served(entry[0]) < served(turn[0])) && may(entry[0])) turn = entry;
     if (!turn) return undefined;
     const [client, queue] = turn;
     const item = queue.shift()!;
@@ -72,7 +75,9 @@ export interface ParseLanes {
    * Waits until a thread is free for a task of `lane`, then resolves with the function that
    * gives the thread back (call it once the task has settled). Resolves undefined, without a
    * thread, if `signal` aborts while the task waits. `client`: who the task is for (the
-   * SMTP client's key); the clients waiting in a lane take turns.
+   * SMTP client's key); the clients waiting in a lane take turns, and each holds at most
+   * `perClient` threads at once. Tasks of no client ('': batches of several clients' mail)
+   * are not counted to any.
    */
   enter(lane: Lane, signal: AbortSignal, client?: string): Promise<(() => void) | undefined>;
   /** Tasks waiting in each lane. */
@@ -81,12 +86,17 @@ export interface ParseLanes {
   close(): void;
 }
 
+/** Threads one client may hold at once, out of `capacity`: half of them, at least one. */
+export function clientShare(capacity: number): number {
+  return Math.max(1, Math.floor(capacity / 2));
+}
+
 /**
  * `capacity`: the tasks the pool runs at once (threads times tasks per thread); `spare`:
  * the threads more that small tasks may have while a large one has run for `spareAfterMs`
- * (the pool's maxThreads must allow for them).
+ * (the pool's maxThreads must allow for them); `perClient`: the threads one client may hold.
  */
-export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0): ParseLanes {
+export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0, perClient = clientShare(capacity)): ParseLanes {
   type Grant = (leave: (() => void) | undefined) => void;
   const queues: Record<Lane, TakingTurns<Grant>> = { small: new TakingTurns(), large: new TakingTurns() };
   const inUse: Record<Lane, number> = { small: 0, large: 0 };
@@ -99,6 +109,15 @@ export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0):
   const served = new Map<string, number>();
   let grants = 0;
   const servedAt = (client: string) => served.get(client) ?? -1;
+  /** Threads each client holds now (clients holding none are not kept). */
+  const holding = new Map<string, number>();
+  const mayTake = (client: string) => client === '' || (holding.get(client) ?? 0) < perClient;
+  const hold = (client: string, by: 1 | -1) => {
+    if (client === '') return;
+    const n = (holding.get(client) ?? 0) + by;
+    if (n > 0) holding.set(client, n);
+    else holding.delete(client);
+  };
   const serve = (client: string) => {
     served.delete(client);
     served.set(client, ++grants);
@@ -111,6 +130,7 @@ export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0):
   };
   const take = (lane: Lane, client: string): (() => void) => {
     serve(client);
+    hold(client, 1);
     last = lane;
     inUse[lane]++;
     let done = false;
@@ -131,23 +151,31 @@ export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0):
       clearTimeout(timer);
       if (slow) slowLarge--;
       inUse[lane]--;
+      hold(client, -1);
       next();
     };
   };
+  /** Gives free threads to waiting tasks, the lanes taking turns, until none may go. */
   function next(): void {
     for (;;) {
       const other: Lane = last === 'small' ? 'large' : 'small';
-      const lane = [other, last].find((l) => queues[l].length > 0 && room(l));
-      if (!lane) return;
-      const { client, item: grant } = queues[lane].shift(servedAt)!;
-      grant(take(lane, client));
+      let turn: { lane: Lane; client: string; item: Grant } | undefined;
+      for (const lane of [other, last]) {
+        const t = queues[lane].length > 0 && room(lane) ? queues[lane].shift(servedAt, mayTake) : undefined;
+        if (t) {
+          turn = { lane, ...t };
+          break;
+        }
+      }
+      if (!turn) return;
+      turn.item(take(turn.lane, turn.client));
     }
   }
 
   return {
     enter(lane, signal, client = '') {
       if (signal.aborted || closed) return Promise.resolve(undefined);
-      if (queues[lane].length === 0 && room(lane)) return Promise.resolve(take(lane, client));
+      if (queues[lane].length === 0 && room(lane) && mayTake(client)) return Promise.resolve(take(lane, client));
       return new Promise((resolve) => {
         const grant: Grant = (l) => {
           signal.removeEventListener('abort', onAbort);
@@ -159,6 +187,8 @@ export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0):
         };
         signal.addEventListener('abort', onAbort, { once: true });
         queues[lane].push(client, grant);
+        // Free threads may be kept from the tasks waiting already by their clients' shares, not from this one.
+        next();
       });
     },
     waiting: () => ({ small: queues.small.length, large: queues.large.length }),

@@ -1,9 +1,10 @@
 // Who goes next to the parser's threads (mail/parse/parse-lanes.ts): small and large
 // messages wait in lanes of their own and take turns, so small mail waits for at most
-// one large parse, and large mail is never starved by a stream of small mail.
+// one large parse, and large mail is never starved by a stream of small mail; one client
+// holds at most its share of the threads.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createParseLanes, type Lane, type ParseLanes } from '../../../src/mail/parse/parse-lanes.js';
+import { clientShare, createParseLanes, type Lane, type ParseLanes } from '../../../src/mail/parse/parse-lanes.js';
 
 /**
  * Tasks that wait in `lanes` (name, lane, client), each noting its name in `order` when it
@@ -211,5 +212,74 @@ describe('parser lanes: the spare only for a slow large task', () => {
     firstLeave();
     (await next)();
     assert.equal(second, true);
+  });
+});
+
+describe('parser lanes: each client\'s share of the threads', () => {
+  const never = new AbortController().signal;
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('half the threads (at least one) by default: 1 and 2 threads give 1, 4 give 2', async () => {
+    assert.deepEqual([1, 2, 3, 4, 8].map(clientShare), [1, 1, 1, 2, 4]);
+  });
+
+  it('a client at its share waits in its own queue while a thread is free; another client takes that thread at once', async () => {
+    const lanes = createParseLanes(2);
+    const a1 = (await lanes.enter('large', never, 'a'))!;
+    let a2Given = false;
+    const a2 = lanes.enter('large', never, 'a').then((leave) => ((a2Given = true), leave!));
+    await settle();
+    assert.equal(a2Given, false, "a's second task waits though a thread is free");
+    assert.deepEqual(lanes.waiting(), { small: 0, large: 1 });
+    const b1 = await lanes.enter('large', never, 'b');
+    assert.ok(b1, "b takes the free thread at once, past a's waiting task");
+    b1();
+    await settle();
+    assert.equal(a2Given, false, 'b leaving frees a thread, yet a still holds its share');
+    a1();
+    (await a2)();
+    assert.equal(a2Given, true, 'a goes again once its own task is done');
+  });
+
+  it('a client whose share is held takes no spare thread either; small and large tasks count alike', async () => {
+    const lanes = createParseLanes(1, 1);
+    const a1 = (await lanes.enter('large', never, 'a'))!;
+    let aSmallGiven = false;
+    const aSmall = lanes.enter('small', never, 'a').then((leave) => ((aSmallGiven = true), leave!));
+    const bSmall = await lanes.enter('small', never, 'b');
+    assert.ok(bSmall, "another client's small task has the spare");
+    bSmall();
+    await settle();
+    assert.equal(aSmallGiven, false, "a's small task waits for a's large one, not for a thread");
+    a1();
+    (await aSmall)();
+    assert.equal(aSmallGiven, true);
+  });
+
+  it('tasks of no client (batches of several clients\' mail) are bounded by the threads alone', async () => {
+    const lanes = createParseLanes(2);
+    const x = await lanes.enter('small', never);
+    const y = await lanes.enter('small', never);
+    assert.ok(x && y, 'both threads');
+    x();
+    y();
+  });
+
+  it('many clients at their share: every free thread goes to a client under it, in turn', async () => {
+    const lanes = createParseLanes(4);
+    const order: string[] = [];
+    const held = await Promise.all([lanes.enter('large', never, 'a'), lanes.enter('large', never, 'a')]);
+    // a holds its share (2 of 4); its next tasks and b's and c's wait for the 2 free threads.
+    const tasks = queue(lanes, order, [
+      ['a3', 'large', 'a'],
+      ['b1', 'large', 'b'],
+      ['c1', 'large', 'c'],
+      ['b2', 'large', 'b'],
+    ]);
+    await settle();
+    assert.deepEqual(order, ['b1', 'c1'], 'the two free threads went to b and c; a3 waits for a');
+    for (const leave of held) leave!();
+    await Promise.all(tasks);
+    assert.deepEqual(order, ['b1', 'c1', 'a3', 'b2']);
   });
 });
