@@ -15,6 +15,7 @@ const { Packet } = dns2;
 export interface ZoneRecords {
   TXT?: string[];
   A?: string[];
+  MX?: { exchange: string; priority: number }[];
 }
 
 export interface TestDns {
@@ -60,6 +61,7 @@ export async function startTestDns(opts: { answer?: (name: string) => ZoneRecord
     else if (!records) response.header.rcode = RCODE.NXDOMAIN;
     else if (type === 'TXT') for (const txt of records.TXT ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 300, data: chunks(txt) } as never);
     else if (type === 'A') for (const address of records.A ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 300, address } as never);
+    else if (type === 'MX') for (const mx of records.MX ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 300, ...mx } as never);
     void send(response).catch(() => undefined);
   };
   for (let attempt = 0; ; attempt++) {

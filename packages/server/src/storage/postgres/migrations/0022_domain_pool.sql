@@ -18,4 +18,4 @@ BEGIN
   UPDATE domain_pool_version SET version = version + 1;
   RETURN NULL;
 END $$;
-CREATE TRIGGER domain_pool_changed AFTER INSERT OR UPDATE OR DELETE ON domain_pool FOR EACH STATEMENT EXECUTE FUNCTION bump_domain_pool_version();
+CREATE TRIGGER domain_pool_changed AFTER INSERT OR UPDATE OR DELETE ON domain_pool FOR EACH ROW EXECUTE FUNCTION bump_domain_pool_version();
