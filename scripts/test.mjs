@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { upToDate } from './setup.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
@@ -105,7 +106,7 @@ function batch(name, list, atOnce) {
     const hooks = ['--import', 'tsx', '--import', pathToFileURL(join(ROOT, 'scripts/test-cpu.mjs')).href];
     const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list.map((f) => join(ROOT, f))], {
       cwd: ROOT,
-      env: { ...process.env, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
+      env: { ...process.env, ...workers, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
       stdio: 'inherit',
     });
     child.on('exit', (code, signal) => {
@@ -117,6 +118,11 @@ function batch(name, list, atOnce) {
 
 // Each file's wall time and CPU (its own and its child processes'), written by test-cpu.mjs.
 const cpuLog = join(tmpdir(), `temp-inbox-test-times-${process.pid}.jsonl`);
+// With the build current (npm test's setup made it), the servers the tests start from source
+// start their worker threads from the build, each without tsx's start-up
+// (packages/server/src/workers/module-worker.ts); with it stale, from source as before.
+const workers = upToDate('all') ? { TEMP_INBOX_WORKERS: 'dist' } : {};
+if (!workers.TEMP_INBOX_WORKERS) console.log('temp-inbox tests: the build is not current (npm test builds first), so worker threads start from source');
 
 /** The slowest files with their CPU: a file that mostly waits shows little CPU for its time. */
 function printSlowest() {

@@ -3,12 +3,13 @@
 // is ended for a budget; what the thread says (a task started, early results, its name
 // servers' silence) is passed on.
 import { Piscina } from 'piscina';
+import { moduleWorkerUrl, workerExecArgv } from '../../workers/module-worker.js';
 import type { AuthBatch, AuthDnsSilence, AuthEarlyResults, AuthResults, AuthStartedMessage, AuthWorkerData } from './auth-worker.js';
 import { createTaskStarts, type TaskStarts } from '../task-starts.js';
 
 /** Tasks the thread runs at once, so at most 64 checks: each mostly waits for DNS. */
 const CONCURRENT_BATCHES = 4;
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = moduleWorkerUrl(import.meta.url, 'auth-worker');
 
 export type AuthThread = Piscina<AuthBatch, AuthResults>;
 
@@ -42,10 +43,10 @@ export function createAuthPool(opts: AuthPoolOptions): AuthPool {
 
   function startPool(): AuthThread {
     const p = new Piscina<AuthBatch, AuthResults>({
-      filename: new URL(FROM_SOURCE ? './auth-worker.ts' : './auth-worker.js', import.meta.url).href,
+      filename: WORKER_URL.href,
       minThreads: 1,
       maxThreads: 1,
-      execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
+      execArgv: workerExecArgv(WORKER_URL),
       concurrentTasksPerWorker: CONCURRENT_BATCHES,
       // Piscina's default ('sync') blocks the thread on Atomics.wait between tasks, and with
       // it the DNS answers and timers of the checks still running there: messages instead.

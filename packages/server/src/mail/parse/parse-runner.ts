@@ -3,6 +3,7 @@
 // for a thread in its lane (parse-lanes.ts), then has its budget counted from when a
 // thread takes it up (task-starts.ts), past which its worker is ended.
 import { Piscina } from 'piscina';
+import { moduleWorkerUrl, workerExecArgv } from '../../workers/module-worker.js';
 import { createParseLanes, type Lane, type ParseLanes } from './parse-lanes.js';
 import { createTaskStarts } from '../task-starts.js';
 import { forWorker } from '../worker-input.js';
@@ -19,7 +20,7 @@ const DEFAULT_MAX_HEAP_MB = 512;
  */
 const YOUNG_GENERATION_MB = 6;
 
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = moduleWorkerUrl(import.meta.url, 'parse-worker');
 
 /** Threads more than `threads` that small messages may have while a large one holds a thread. */
 const SPARE_THREADS = 1;
@@ -73,13 +74,13 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
-      filename: new URL(FROM_SOURCE ? './parse-worker.ts' : './parse-worker.js', import.meta.url).href,
+      filename: WORKER_URL.href,
       minThreads: threads,
       // The spare is started when small mail waits while a large parse runs long, and ended once idle.
       maxThreads: threads + SPARE_THREADS,
       idleTimeout: SPARE_IDLE_MS,
       // From source the worker needs the TypeScript loader; never the process's V8 flags.
-      execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [],
+      execArgv: workerExecArgv(WORKER_URL),
       // Parsing is CPU-bound: one task at a time per thread.
       concurrentTasksPerWorker: 1,
       // Tasks reach an idle thread by message alone. piscina's default ('sync') also parks the
