@@ -1,10 +1,27 @@
 // The admin page's side of /api/admin/*. The token the operator types is kept in
 // sessionStorage (this tab only, gone when it closes) and sent as a Bearer header with
 // every request; no cookie is involved, so no other page can make these requests.
-import type { AdminAddressesResponse, AdminSandboxesResponse, AdminStats, Block, BlockKind, BlocksResponse, FullMail, MailsResponse, NewAddressResponse, SandboxInfo } from '@temp-inbox/api';
+import type {
+  AdminAddressesResponse,
+  AdminDomain,
+  AdminDomainDns,
+  AdminDomainPatch,
+  AdminDomainsResponse,
+  AdminRefusalsResponse,
+  AdminSandboxesResponse,
+  AdminStats,
+  Block,
+  BlockKind,
+  BlocksResponse,
+  DomainStatsResponse,
+  FullMail,
+  MailsResponse,
+  NewAddressResponse,
+  SandboxInfo,
+} from '@temp-inbox/api';
 import { path, routes } from '@temp-inbox/api/routes';
 
-export type { AdminAddress, AdminStats, Block, BlockKind, FullMail, MailListItem, MailMetadata, SandboxInfo } from '@temp-inbox/api';
+export type { AdminAddress, AdminDomain, AdminDomainDns, AdminDomainsResponse, AdminRefusalsResponse, AdminStats, Block, BlockKind, DomainFigures, FullMail, MailListItem, MailMetadata, SandboxInfo } from '@temp-inbox/api';
 
 const TOKEN_KEY = 'temp-inbox-admin-token';
 
@@ -42,6 +59,13 @@ const q = encodeURIComponent;
 export function adminApi(token: string) {
   return {
     stats: () => call<AdminStats>(token, 'GET', path(routes.adminStats)),
+    domainStats: (days: number) => call<DomainStatsResponse>(token, 'GET', `${path(routes.adminDomainStats)}?days=${days}`),
+    pool: () => call<AdminDomainsResponse>(token, 'GET', path(routes.adminDomains)),
+    addDomain: (domain: string, subdomains: boolean) => call<AdminDomain>(token, 'POST', path(routes.adminDomains), { domain, subdomains }),
+    changeDomain: (domain: string, change: AdminDomainPatch) => call<AdminDomain>(token, 'PATCH', path(routes.adminDomain, { domain }), change),
+    deleteDomain: (domain: string) => call<unknown>(token, 'DELETE', path(routes.adminDomain, { domain })),
+    checkDns: (domain: string) => call<AdminDomainDns>(token, 'GET', path(routes.adminDomainDns, { domain })),
+    refusals: (hours: number) => call<AdminRefusalsResponse>(token, 'GET', `${path(routes.adminRefusals)}?hours=${hours}`),
     addresses: (query: string, limit: number, offset: number) => call<AdminAddressesResponse>(token, 'GET', `${path(routes.adminAddresses)}?q=${q(query)}&limit=${limit}&offset=${offset}`),
     createAddress: (name: string, domain: string) =>
       call<NewAddressResponse>(token, 'POST', path(routes.adminAddresses), { ...(name ? { name } : {}), ...(domain ? { domain } : {}) }),

@@ -1,11 +1,13 @@
-// The operators' admin page: sign in with the admin token, then statistics, addresses
-// (with their mail) and blocks. Every answer of the API is shown as it comes: a refused
-// token signs out, any other error is read out (role="alert"), and each action done is
-// announced in the status line.
+// The operators' admin page: sign in with the admin token, then statistics, the domain
+// pool with its figures, refusals, addresses (with their mail), blocks and sandboxes.
+// Every answer of the API is shown as it comes: a refused token signs out, any other
+// error is read out (role="alert"), and each action done is announced in the status line.
 import { useMemo, useState } from 'preact/hooks';
 import { Addresses } from './addresses.js';
 import { AdminError, adminApi, savedToken } from './api.js';
 import { Blocks } from './blocks.js';
+import { Domains } from './domains.js';
+import { Refusals } from './refusals.js';
 import { Sandboxes } from './sandboxes.js';
 import type { Report } from './report.js';
 import { SignIn } from './sign-in.js';
@@ -57,7 +59,7 @@ export function AdminApp() {
       <header>
         <h1>temp-inbox admin</h1>
         <nav aria-label="Sections">
-          <a href="#stats">Statistics</a> <a href="#addresses">Addresses</a> <a href="#blocks">Blocks</a> <a href="#sandboxes">Sandboxes</a>
+          <a href="#stats">Statistics</a> <a href="#domains">Domains</a> <a href="#refusals">Refusals</a> <a href="#addresses">Addresses</a> <a href="#blocks">Blocks</a> <a href="#sandboxes">Sandboxes</a>
         </nav>
         <button type="button" onClick={() => signOut()}>
           Sign out
@@ -73,6 +75,8 @@ export function AdminApp() {
       )}
       <main>
         <Stats api={api} report={report} changes={changes} />
+        <Domains api={api} report={report} changes={changes} />
+        <Refusals api={api} report={report} changes={changes} />
         <Addresses api={api} report={report} />
         <Blocks api={api} report={report} />
         <Sandboxes api={api} report={report} />
