@@ -59,7 +59,10 @@ export function rcptToHook(ctx: HookContext): NonNullable<SMTPServerOptions['onR
       .then((record) => (record ? accept(record) : refuse()))
       .catch((err: unknown) => {
         // A retired domain past its grace (docs/operating.md "Domains and rotation") takes no mail again: refused for good.
-        if (err instanceof RetiredDomainError) return callback(reply(550, '5.1.2', err.message));
+        if (err instanceof RetiredDomainError) {
+          countRefusal('retired_domain', domain);
+          return callback(reply(550, '5.1.2', err.message));
+        }
         log.error({ err }, 'recipient look-up failed');
         callback(reply(451, '4.3.0', 'Temporary failure, try again later'));
       });

@@ -5,7 +5,7 @@
 // one that is refused. On SQLite here, and on two PostgreSQL nodes sharing Redis.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAddress, DOMAIN, request, SmtpClient, startTestServer, type TestServer } from '../helpers/harness.js';
+import { createAddress, DOMAIN, request, SmtpClient, startTestServer, testClock, type TestServer } from '../helpers/harness.js';
 import { ADMIN_TOKEN, adminRequest } from '../helpers/admin.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { skipUnless } from '../helpers/services.js';
@@ -231,6 +231,28 @@ describe('abuse controls on SQLite: the per-client windows and the quota counted
         [null, 1],
       ].sort(),
     );
+  });
+});
+
+describe("a retired pool domain's recipients counted as retired_domain", () => {
+  const clock = testClock();
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ MAIL_DOMAINS: 'kept.test,old.test', DOMAIN_RETIRE_GRACE: '1d', METRICS_TOKEN: METRICS, ADMIN_TOKEN }, undefined, undefined, { now: clock.now });
+  });
+  after(async () => server?.close());
+
+  it('taken during the grace; past it 550 5.1.2, counted with the domain', async () => {
+    const inbox = await createAddress(server, { domain: 'old.test' });
+    const retire = await adminRequest(server, '/api/admin/domains/old.test', { method: 'PATCH', body: { state: 'retired' } });
+    assert.equal(retire.status, 200, retire.text);
+    assert.equal((await send(server, 'a@r1.example', inbox.address)).code, 250, 'within the grace');
+    clock.advance(86_400_000 + 1000);
+    const refused = await send(server, 'a@r2.example', inbox.address);
+    assert.match(refused.text, /^550 5\.1\.2 /);
+    assert.equal((await metricCounts(server))['retired_domain'], 1);
+    const r = await refusals(server);
+    assert.deepEqual(r.hours.filter((h) => h.reason === 'retired_domain').map((h) => [h.recipientDomain, h.count]), [['old.test', 1]]);
   });
 });
 
