@@ -5,11 +5,12 @@
 // the pool only when a thread is free for it (so piscina's own queue stays empty):
 // small messages (and batches of them), and large ones.
 //
-// - While a large task has held a thread for `spareAfterMs`, a small task may take one
-//   thread more (the pool has it as its spare, started on demand and ended when idle):
-//   ordinary mail does not wait for a slow parse. The delay keeps the spare for slow
-//   parses: a legitimate large message (an image, a newsletter) is parsed in
-//   milliseconds, and a spare started for each would cost its memory for nothing.
+// - While a large task holds a thread, a small task may take one thread more (the pool
+//   has it as its spare, started on demand and ended when idle): ordinary mail never
+//   waits for a large parse. The spare is given at once, not once the large parse has run
+//   a while: that wait was most of ordinary mail's 250 p99 beside hostile senders
+//   (docs/benchmarks.md §6), and a spare started for a legitimate large message costs its
+//   memory only while large and small mail keep arriving together.
 // - Otherwise both lanes share the threads, and when both wait they take turns, so a
 //   large message still goes every other time however much small mail arrives.
 // - Within a lane, the clients that wait take turns too: the next task is the oldest of
@@ -93,16 +94,14 @@ export function clientShare(capacity: number): number {
 
 /**
  * `capacity`: the tasks the pool runs at once (threads times tasks per thread); `spare`:
- * the threads more that small tasks may have while a large one has run for `spareAfterMs`
- * (the pool's maxThreads must allow for them); `perClient`: the threads one client may hold.
+ * the threads more that small tasks may have while a large one holds a thread (the pool's
+ * maxThreads must allow for them); `perClient`: the threads one client may hold.
  */
-export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0, perClient = clientShare(capacity)): ParseLanes {
+export function createParseLanes(capacity: number, spare = 0, perClient = clientShare(capacity)): ParseLanes {
   type Grant = (leave: (() => void) | undefined) => void;
   const queues: Record<Lane, TakingTurns<Grant>> = { small: new TakingTurns(), large: new TakingTurns() };
   const inUse: Record<Lane, number> = { small: 0, large: 0 };
   let closed = false;
-  /** Large tasks that have held their thread for spareAfterMs or more. */
-  let slowLarge = 0;
   /** The lane that was given the last thread. */
   let last: Lane = 'large';
   /** When each client was last given a thread (a count of grants), oldest first. */
@@ -126,7 +125,7 @@ export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0, 
 
   const room = (lane: Lane): boolean => {
     const used = inUse.small + inUse.large;
-    return used < capacity || (lane === 'small' && slowLarge > 0 && used < capacity + spare);
+    return used < capacity || (lane === 'small' && inUse.large > 0 && used < capacity + spare);
   };
   const take = (lane: Lane, client: string): (() => void) => {
     serve(client);
@@ -134,22 +133,9 @@ export function createParseLanes(capacity: number, spare = 0, spareAfterMs = 0, 
     last = lane;
     inUse[lane]++;
     let done = false;
-    let slow = false;
-    const becomeSlow = () => {
-      slow = true;
-      slowLarge++;
-      next();
-    };
-    let timer: NodeJS.Timeout | undefined;
-    if (lane === 'large' && spare > 0) {
-      if (spareAfterMs <= 0) becomeSlow();
-      else timer = setTimeout(becomeSlow, spareAfterMs);
-    }
     return () => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
-      if (slow) slowLarge--;
       inUse[lane]--;
       hold(client, -1);
       next();

@@ -26,8 +26,6 @@ const WORKER_URL = moduleWorkerUrl(import.meta.url, 'parse-worker');
 const SPARE_THREADS = 1;
 /** A spare thread idle this long is ended (its memory returned: about 25 MB). */
 const SPARE_IDLE_MS = 30_000;
-/** Small messages get the spare only once a large parse has run this long (a legitimate one takes milliseconds). */
-const SPARE_AFTER_MS = 100;
 
 /** Batches, header blocks and messages that may share a task go in the small lane; the rest wait in the large one. */
 function laneOf(what: { op: string }, raw: Buffer): Lane {
@@ -68,15 +66,15 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
   const starters = new Map<number, () => void>();
   // A task that failed or was cut short leaves its thread ended: the pool is cold until one answers again.
   const starts = createTaskStarts(threads);
-  // Small messages and large ones wait in lanes of their own; while a large one has been
-  // parsed for SPARE_AFTER_MS, small ones have a spare thread (parse-lanes.ts).
-  const lanes = createParseLanes(threads, SPARE_THREADS, SPARE_AFTER_MS);
+  // Small messages and large ones wait in lanes of their own; while a large one is parsed,
+  // small ones have a spare thread; one client holds at most its share (parse-lanes.ts).
+  const lanes = createParseLanes(threads, SPARE_THREADS);
 
   function startPool(): Piscina<ParseTask, WorkerResult | ViewResult> {
     const p = new Piscina<ParseTask, WorkerResult | ViewResult>({
       filename: WORKER_URL.href,
       minThreads: threads,
-      // The spare is started when small mail waits while a large parse runs long, and ended once idle.
+      // The spare is started when small mail waits while a large parse runs, and ended once idle.
       maxThreads: threads + SPARE_THREADS,
       idleTimeout: SPARE_IDLE_MS,
       // From source the worker needs the TypeScript loader; never the process's V8 flags.

@@ -173,48 +173,6 @@ describe('parser lanes with a spare thread', () => {
   });
 });
 
-describe('parser lanes: the spare only for a slow large task', () => {
-  // Node's timers are mocked (node:test's mock.timers): the spare's timer fires when the
-  // test moves the clock, so "not before 60 ms" and "at 60 ms" are exact.
-  /** Lets granted tasks' promise callbacks run (setImmediate is not mocked). */
-  const settle = () => new Promise((r) => setImmediate(r));
-
-  it('small tasks get the spare once a large task has held its thread for spareAfterMs, not before', async (t) => {
-    t.mock.timers.enable({ apis: ['setTimeout'] });
-    const lanes = createParseLanes(1, 1, 60);
-    const never = new AbortController().signal;
-    const large = (await lanes.enter('large', never))!;
-    let granted = false;
-    const small = lanes.enter('small', never).then((leave) => ((granted = true), leave!));
-    t.mock.timers.tick(59);
-    await settle();
-    assert.equal(granted, false, 'no spare for a large task that has run 59 ms');
-    t.mock.timers.tick(1);
-    await settle();
-    assert.equal(granted, true, 'the spare at 60 ms');
-    (await small)();
-    large();
-  });
-
-  it('a large task that ends quickly opens no spare: small tasks then share the regular thread', async (t) => {
-    t.mock.timers.enable({ apis: ['setTimeout'] });
-    const lanes = createParseLanes(1, 1, 60);
-    const never = new AbortController().signal;
-    const large = (await lanes.enter('large', never))!;
-    const first = lanes.enter('small', never);
-    large();
-    const firstLeave = (await first)!;
-    let second = false;
-    const next = lanes.enter('small', never).then((l) => ((second = true), l!));
-    t.mock.timers.tick(1000);
-    await settle();
-    assert.equal(second, false, 'no large task runs: no spare');
-    firstLeave();
-    (await next)();
-    assert.equal(second, true);
-  });
-});
-
 describe('parser lanes: each client\'s share of the threads', () => {
   const never = new AbortController().signal;
   const settle = () => new Promise((r) => setImmediate(r));
