@@ -5,6 +5,7 @@
 // then its own mail exchanger). Bounded: an answer that does not come in time is a finding
 // ("no answer"), never an error of the request.
 import { Resolver } from 'node:dns/promises';
+import { randomLabel } from '../domain/domain-pool.js';
 
 export interface MxFinding {
   domain: string;
@@ -23,7 +24,8 @@ export interface MxCheckOptions {
   timeoutMs?: number;
 }
 
-export type MxCheck = (domain: string) => Promise<MxFinding>;
+/** `subdomains`: the domain gives random subdomains, so the check also asks whether a wildcard MX covers them. */
+export type MxCheck = (domain: string, opts?: { subdomains?: boolean }) => Promise<MxFinding>;
 
 const DEFAULT_TIMEOUT_MS = 5000;
 /** "No such name" and "no such record": the domain has none, not a failure to ask. */
@@ -69,13 +71,23 @@ export function createMxCheck(opts: MxCheckOptions): MxCheck {
     };
   }
 
-  return async (domain) => {
+  /** What the MX of a random label says about the wildcard MX random subdomains need. */
+  async function wildcard(resolver: Resolver, domain: string): Promise<string> {
+    const probe = `${randomLabel()}.${domain}`;
+    const mx = (await records(() => resolver.resolveMx(probe))).map((r) => host(r.exchange));
+    if (mx.length === 0) return ` Random subdomains are on, but ${probe} has no MX record: add "*.${domain}. MX 10 ${expected[0]}.".`;
+    return mx.some((m) => expected.includes(m)) ? ' The wildcard MX of its random subdomains points here too.' : ` Random subdomains are on, but the MX of ${probe} names ${mx.join(', ')}.`;
+  }
+
+  return async (domain, { subdomains = false } = {}) => {
     const resolver = new Resolver({ timeout: Math.min(timeoutMs, 2000), tries: 2 });
     if (opts.servers?.length) resolver.setServers(opts.servers);
     let timer: NodeJS.Timeout | undefined;
     try {
       const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Timeout()), timeoutMs)));
-      return { domain, expected, ...(await Promise.race([look(resolver, domain), deadline])) };
+      const both = Promise.all([look(resolver, domain), subdomains ? wildcard(resolver, domain) : '']);
+      const [finding, extra] = await Promise.race([both, deadline]);
+      return { domain, expected, ...finding, message: finding.message + extra };
     } catch (err) {
       const why = err instanceof Timeout ? `no answer within ${timeoutMs / 1000} s` : `the DNS servers answered ${(err as { code?: string }).code ?? 'with an error'}`;
       return { domain, expected, mx: [], pointsHere: false, message: `The MX records of ${domain} could not be read: ${why}.` };

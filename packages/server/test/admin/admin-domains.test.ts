@@ -28,7 +28,8 @@ describe('admin domains: the API', () => {
   let server: TestServer;
   let dns: TestDns;
   before(async () => {
-    dns = await startTestDns();
+    // Any subdomain of wild.example has the wildcard MX (a random label's look-up finds it).
+    dns = await startTestDns({ answer: (name) => (name.endsWith('.wild.example') ? { MX: [{ exchange: 'mx.test', priority: 10 }] } : undefined) });
     server = await startTestServer({
       ADMIN_TOKEN,
       MAIL_DOMAINS: 'one.test,two.test',
@@ -182,5 +183,38 @@ describe('admin domains: the API', () => {
     assert.match(silent.message, /could not be read/);
     assert.ok(Date.now() - started < 8000, 'bounded');
     assert.ok(dns.queries.includes('MX here.example'), 'asked the DNS_SERVERS');
+  });
+
+  it('the MX check of a domain with random subdomains also says whether a wildcard MX covers them', async () => {
+    for (const domain of ['wild.example', 'nowild.example']) {
+      await admin('/api/admin/domains', { method: 'POST', body: { domain, subdomains: true } });
+      dns.zone.set(domain, { MX: [{ exchange: 'mx.test', priority: 10 }] });
+    }
+    const wild = (await admin('/api/admin/domains/wild.example/dns')).json as { pointsHere: boolean; message: string };
+    assert.equal(wild.pointsHere, true);
+    assert.match(wild.message, /wildcard MX of its random subdomains points here too/);
+    const nowild = (await admin('/api/admin/domains/nowild.example/dns')).json as { pointsHere: boolean; message: string };
+    assert.equal(nowild.pointsHere, true, 'the domain itself points here');
+    assert.match(nowild.message, /[a-z][a-z0-9]{3,5}\.nowild\.example has no MX record: add "\*\.nowild\.example\. MX 10 mx\.test\."/);
+    assert.ok(dns.queries.some((q) => /^MX [a-z][a-z0-9]{3,5}\.wild\.example$/.test(q)), 'a random label was asked for');
+  });
+});
+
+describe('admin domains: wrong tokens are rate limited (RATE_LIMIT_ADMIN)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ ADMIN_TOKEN, RATE_LIMIT_ADMIN: '2/60' });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  it('past the limit a wrong token is a plain-text 429; the right token still works', async () => {
+    const wrong = { authorization: 'Bearer wrong-token-0123456789-0123456789-x' };
+    for (let i = 0; i < 2; i++) assertPlainText(await request(server.httpUrl, '/api/admin/domains', { headers: wrong }), 401, `wrong token ${i + 1}`);
+    const limited = await request(server.httpUrl, '/api/admin/domains', { method: 'POST', body: { domain: 'x.example' }, headers: wrong });
+    assertPlainText(limited, 429, 'past the limit');
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    assert.equal((await adminRequest(server, '/api/admin/domains')).status, 200);
   });
 });

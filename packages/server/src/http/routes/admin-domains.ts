@@ -114,8 +114,9 @@ export function adminDomainRoutes(app: RouteApp, { route, act }: AdminRouteOptio
     async (request) => {
       const domain = poolDomainName(request.params.domain);
       act(request, 'domain.dns', { domain });
-      if (!(await pool.list()).some((d) => d.domain === domain)) throw notFound(`The pool has no domain ${domain}.`);
-      return mxCheck(domain);
+      const entry = (await pool.list()).find((d) => d.domain === domain);
+      if (!entry) throw notFound(`The pool has no domain ${domain}.`);
+      return mxCheck(domain, { subdomains: entry.subdomains });
     },
   );
 }
