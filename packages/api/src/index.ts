@@ -354,6 +354,7 @@ export * from './mailtm.js';
 // The operators' admin interface (ADMIN_TOKEN).
 export * from './admin.js';
 export * from './domain-pool.js';
+export * from './domain-stats.js';
 export * from './sandboxes.js';
 
 // Webhooks of an address (PUT /api/webhook).

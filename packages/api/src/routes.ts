@@ -49,6 +49,7 @@ export const routes = {
   adminDomain: '/api/admin/domains/:domain',
   adminDomainDns: '/api/admin/domains/:domain/dns',
   adminStats: '/api/admin/stats',
+  adminDomainStats: '/api/admin/domains/stats',
   adminTombstones: '/api/admin/tombstones',
   adminRefusals: '/api/admin/refusals',
   adminSandboxes: '/api/admin/sandboxes',

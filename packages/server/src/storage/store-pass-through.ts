@@ -37,6 +37,8 @@ export function passedThrough(inner: Store): Omit<Store, Intercepted> {
     mailsPerDay: (fromDay) => inner.mailsPerDay(fromDay),
     topSenders: (since, limit) => inner.topSenders(since, limit),
     storageUsage: () => inner.storageUsage(),
+    domainMailCounts: (since, recentSince) => inner.domainMailCounts(since, recentSince),
+    addressesPerDomain: () => inner.addressesPerDomain(),
     // Passwords (the mail.tm-compatible API): read at each login, never remembered.
     setAddressPassword: (addressId, hash, at) => inner.setAddressPassword(addressId, hash, at),
     getAddressPassword: (addressId) => inner.getAddressPassword(addressId),

@@ -15,6 +15,7 @@ import { adminAddressRoutes } from './admin-addresses.js';
 import { adminBlockRoutes, adminStatsRoutes } from './admin-blocks.js';
 import { adminDomainRoutes } from './admin-domains.js';
 import { createMxCheck } from '../../admin/domain-dns.js';
+import { adminDomainStatsRoutes } from './admin-domain-stats.js';
 import type { AdminRouteOptions } from './admin-options.js';
 import { adminRefusalRoutes } from './admin-refusals.js';
 import { adminTombstoneRoutes } from './admin-tombstones.js';
@@ -63,4 +64,5 @@ export const adminRoutes: FastifyPluginAsync<{ deps: HttpDeps; admin: AdminServi
   const expected = mailConfig.mxHostnames.length > 0 ? mailConfig.mxHostnames : [smtp.hostname];
   adminDomainRoutes(app, own, { pool: deps.mail.domains, mxCheck: createMxCheck({ servers: mailAuth.dnsServers, expected }) });
   adminRefusalRoutes(app, own);
+  adminDomainStatsRoutes(app, own);
 };
