@@ -1,9 +1,14 @@
 // Runs the service from its source (src/main.ts through tsx) as a real child process,
-// for tests of what the command itself prints and how it exits; no build needed.
+// for tests of what the command itself prints and how it exits; no build needed. Under
+// npm test, which builds first (TEMP_INBOX_WORKERS=dist: workers/module-worker.ts), the
+// same code runs from the build, without tsx's start-up in the process and its workers.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const MAIN_SOURCE = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const MAIN_BUILT = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const fromBuild = () => process.env['TEMP_INBOX_WORKERS'] === 'dist' && existsSync(MAIN_BUILT);
 
 export interface SourceProcess {
   child: ChildProcess;
@@ -19,13 +24,14 @@ export interface SourceProcess {
  * given. `wrapper` runs it under another command (e.g. setpriv, as another user).
  */
 export function spawnService(env: Record<string, string>, wrapper: string[] = []): SourceProcess {
-  const [command, ...args] = [...wrapper, process.execPath, '--import', 'tsx', MAIN_SOURCE];
+  const [command, ...args] = [...wrapper, process.execPath, ...(fromBuild() ? [MAIN_BUILT] : ['--import', 'tsx', MAIN_SOURCE])];
   const child = spawn(command!, args, {
     env: {
       PATH: process.env['PATH'] ?? '',
       // pg's default user name, as the parent's (helpers/services.ts).
       ...(process.env['PGUSER'] ? { PGUSER: process.env['PGUSER'] } : {}),
       ...(process.env['USER'] ? { USER: process.env['USER'] } : {}),
+      ...(process.env['TEMP_INBOX_WORKERS'] ? { TEMP_INBOX_WORKERS: process.env['TEMP_INBOX_WORKERS'] } : {}),
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: '0',
       SMTP_HOST: '127.0.0.1',
