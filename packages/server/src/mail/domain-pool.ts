@@ -5,7 +5,7 @@
 // whole pool only when that version moved. A change made through this node reloads it at
 // once, so the admin's answer comes after its own node applies it.
 import type { Logger } from 'pino';
-import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { badRequest, conflict, notFound, unavailable } from '../domain/errors.js';
 import { pickDomain, poolDomainName, poolEntryOf, randomLabel, RetiredDomainError, takesMail, type DomainSelection } from '../domain/domain-pool.js';
 import type { DomainPoolStore, PoolDomainRecord, PoolDomainState } from '../storage/store.js';
 
@@ -106,7 +106,8 @@ export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions
     const list = domains.map((d) => d.domain).join(', ') || '(none)';
     if (requested === undefined || requested === '') {
       const picked = pickDomain(domains, opts.selection, turn++);
-      if (!picked) throw badRequest('This server has no domain that takes new addresses right now.');
+      // Not the request's fault: the operators took every domain out of service.
+      if (!picked) throw unavailable('This server has no domain that takes new addresses right now; try again later.');
       return { host: picked.domain, randomSubdomain: picked.subdomains };
     }
     const host = requested.toLowerCase();

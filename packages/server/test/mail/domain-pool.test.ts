@@ -157,6 +157,15 @@ describe('domain pool: DOMAIN_SELECTION', () => {
     for (let i = 0; i < 40; i++) seen.add(domainOf((await createAddress(random)).address));
     assert.deepEqual([...seen].sort(), ['s1.test', 's2.test'], '1 in 2^39 to miss one by chance');
   });
+
+  it('with no active domain left, a new address without a domain is a plain-text 503 that says so', async () => {
+    await setState(random, 's1.test', 'disabled');
+    await setState(random, 's2.test', 'disabled');
+    const res = await request(random.httpUrl, '/api/new_address', { method: 'POST', body: {} });
+    assert.equal(res.status, 503);
+    assert.match(res.text, /^This server has no domain that takes new addresses right now; try again later\.$/);
+    assert.deepEqual((await request(random.httpUrl, '/api/domains')).json, { domains: [] });
+  });
 });
 
 describe('domain pool: random subdomains', () => {

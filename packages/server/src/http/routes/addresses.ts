@@ -31,11 +31,11 @@ export const addressRoutes: FastifyPluginAsync<{ deps: HttpDeps }> = async (fast
         body: NewAddressBody,
         response: {
           200: NewAddressResponse,
-          400: errorResponse('Invalid name or domain, reserved name, or missing/rejected cf_token.'),
+          400: errorResponse('Invalid name, a domain not in the pool or not active, reserved name, or missing/rejected cf_token.'),
           403: errorResponse('Custom names are disabled on this server.'),
           409: errorResponse('The requested name is taken by a live address.'),
           429: rateLimited,
-          503: errorResponse('The bot-challenge verifier is unreachable.'),
+          503: errorResponse('The bot-challenge verifier is unreachable, or no domain of the pool is active.'),
         },
       },
     },
