@@ -36,7 +36,7 @@ export type AdminAddressesResponse = Static<typeof AdminAddressesResponse>;
 export const AdminNewAddressBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 256, description: 'Requested local part, under the same rules as POST /api/new_address; random when omitted.' })),
-    domain: Type.Optional(Type.String({ maxLength: 256, description: 'One of the configured mail domains; the first when omitted.' })),
+    domain: Type.Optional(Type.String({ maxLength: 256, description: 'An active domain of the pool, as POST /api/new_address takes it; by DOMAIN_SELECTION when omitted.' })),
   },
   { additionalProperties: false },
 );

@@ -19,7 +19,7 @@ export const NewAddressBody = Type.Object(
     name: Type.Optional(
       Type.String({ maxLength: 256, description: 'Requested local part. Lower-cased, then must match [a-z0-9]([a-z0-9._-]{0,62}[a-z0-9])? with no "..".' }),
     ),
-    domain: Type.Optional(Type.String({ maxLength: 256, description: 'One of the configured mail domains; the default domain when omitted.' })),
+    domain: Type.Optional(Type.String({ maxLength: 256, description: 'An active domain of the pool (GET /api/domains), or a one-label subdomain of one with random subdomains on; by DOMAIN_SELECTION when omitted.' })),
     cf_token: Type.Optional(
       Type.String({
         maxLength: 4096,
