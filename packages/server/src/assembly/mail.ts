@@ -136,10 +136,10 @@ function spamRefusal(r: Config['report'], logger: Logger): SpamCheck | undefined
   logger.info({ refuseScore: r.refuseScore, scanner: target.kind }, 'mail scoring at or over SPAM_REFUSE_SCORE is refused at DATA');
   return {
     refuseScore: r.refuseScore,
-    async score(raw, envelope) {
+    async scan(raw, envelope) {
       const section = await scanMessage(target, raw, { timeoutMs: r.scanTimeoutMs, maxBytes: r.scanMaxBytes, envelope });
       if (section.score === null) logger.debug({ reason: section.reason }, 'no spam score before the 250: the mail is taken');
-      return section.score ?? undefined;
+      return section;
     },
   };
 }

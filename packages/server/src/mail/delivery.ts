@@ -4,7 +4,7 @@
 // handed to the reports on arrival (with SPAM_SCANNER) and the mail announced on the event bus.
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { MailMetadata } from '@temp-inbox/api';
+import type { MailMetadata, SpamSection } from '@temp-inbox/api';
 import type { MailBody, MailEnvelope } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { Recipient } from './addresses.js';
@@ -35,6 +35,8 @@ export interface ArrivedMessage {
   envelope: { ip?: string; helo?: string; from?: string; rcpt?: string };
   /** Some webhook delivery of these mails was queued. */
   deliveries: boolean;
+  /** The scan made before the 250 (SPAM_REFUSE_SCORE), which its report reuses instead of scanning again. */
+  spam?: SpamSection;
 }
 
 export interface DeliveredMail {
@@ -103,13 +105,13 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
     // (docs/decisions.md "Authentication verdicts").
     // With SPAM_REFUSE_SCORE the scan runs beside them too (bounded by its time-out), so its wait overlaps theirs.
     const spamCheck = env.capture ? undefined : opts.spamCheck;
-    const [parsed, auth, score] = await Promise.all([
+    const [parsed, auth, spam] = await Promise.all([
       parser.parse(raw, env.client),
       opts.authenticator?.check(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, sender: env.sender }),
-      spamCheck?.score(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, from: env.sender, rcpt: env.recipients[0]?.rcpt }),
+      spamCheck?.scan(raw, { ip: env.trace.remoteAddress, helo: env.trace.helo, from: env.sender, rcpt: env.recipients[0]?.rcpt }),
     ]);
     // Refused whole, before anything is stored (an AttachmentRefusedError: SMTP answers 552 or 554; a SpamRefusedError, 554).
-    const refusal = env.capture ? undefined : (refusalOf(opts.attachmentPolicy, parsed.facts) ?? spamRefusalOf(spamCheck, score));
+    const refusal = env.capture ? undefined : (refusalOf(opts.attachmentPolicy, parsed.facts) ?? spamRefusalOf(spamCheck, spam));
     if (refusal) throw refusal;
     // Bounded like the metadata, so no field of a list item can grow without limit.
     const source = (env.sender || parsed.fromAddress || '').slice(0, MAX_SOURCE_CHARS);
@@ -142,6 +144,7 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
       mails: rows.map((r, i) => ({ id: ids[i]!, addressId: r.addressId, uuid: r.uuid })),
       envelope: { ip: env.trace.remoteAddress, helo: env.trace.helo, from: env.sender, rcpt: recipients[0]!.rcpt },
       deliveries,
+      ...(spam ? { spam } : {}),
     });
     if (bus) {
       rows.forEach((r, i) =>

@@ -3,6 +3,7 @@
 // scoring at or over the score is refused whole (554 5.7.1), nothing stored. The scan is
 // bounded by SPAM_SCANNER_TIMEOUT; a scanner that is slow, down or gives no score lets the
 // message through: a broken filter must not turn a disposable inbox's mail away.
+import type { SpamSection } from '@temp-inbox/api';
 import { AppError } from '../domain/errors.js';
 
 /** What the SMTP envelope tells the scanner (its own checks use the client and the sender). */
@@ -17,8 +18,8 @@ export interface SpamEnvelope {
 export interface SpamCheck {
   /** SPAM_REFUSE_SCORE: refused at or over it. */
   refuseScore: number;
-  /** The message's score, or undefined when the scanner gave none (time-out, failure, too large to send). */
-  score(raw: Buffer, envelope: SpamEnvelope): Promise<number | undefined>;
+  /** The scanner's section of the message (its score null when it gave none: time-out, failure, too large to send); its report on arrival reuses it. */
+  scan(raw: Buffer, envelope: SpamEnvelope): Promise<SpamSection>;
 }
 
 /** A message refused for its spam score; SMTP answers 554 5.7.1 with its message. */
@@ -31,7 +32,8 @@ export class SpamRefusedError extends AppError {
   }
 }
 
-/** The refusal of a message with this score, or undefined when it may be stored. */
-export function spamRefusalOf(check: SpamCheck | undefined, score: number | undefined): SpamRefusedError | undefined {
-  return check && score !== undefined && score >= check.refuseScore ? new SpamRefusedError(score, check.refuseScore) : undefined;
+/** The refusal of a message with this scan, or undefined when it may be stored. */
+export function spamRefusalOf(check: SpamCheck | undefined, spam: SpamSection | undefined): SpamRefusedError | undefined {
+  const score = spam?.score;
+  return check && typeof score === 'number' && score >= check.refuseScore ? new SpamRefusedError(score, check.refuseScore) : undefined;
 }

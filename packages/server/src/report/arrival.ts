@@ -6,6 +6,7 @@
 // that finds the queue full, or whose report fails, gets no summary on arrival, and its
 // waiting deliveries are let go at once.
 import type { Logger } from 'pino';
+import type { SpamSection } from '@temp-inbox/api';
 import type { ReportService } from './service.js';
 import { createReportThread } from './report-thread.js';
 
@@ -15,6 +16,8 @@ export interface ArrivedMessage {
   envelope: { ip?: string; helo?: string; from?: string; rcpt?: string };
   /** Some webhook delivery of these mails was queued (and waits for the summary). */
   deliveries: boolean;
+  /** Scanned already, before the 250 (SPAM_REFUSE_SCORE): the report takes this section instead of scanning again. */
+  spam?: SpamSection;
 }
 
 export interface ArrivalOptions {
@@ -61,7 +64,7 @@ export function createReportsOnArrival(opts: ArrivalOptions): ReportsOnArrival {
 
   async function build(m: ArrivedMessage): Promise<void> {
     try {
-      await opts.report.onArrival(m.mails, PARSER_CLIENT, { envelope: m.envelope, read: thread.read });
+      await opts.report.onArrival(m.mails, PARSER_CLIENT, { envelope: m.envelope, read: thread.read, ...(m.spam ? { spam: m.spam } : {}) });
       built++;
     } catch (err) {
       // A mail deleted meanwhile, parsers busy, a store that failed: no summary on arrival (a GET of the report still builds one).

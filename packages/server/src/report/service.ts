@@ -6,7 +6,7 @@
 // thread for arrivals, report-thread.ts) within REPORT_TIMEOUT; the spam scan and the
 // link check are network exchanges with deadlines. A section that cannot be had is
 // `unavailable`, with why. The first report built for a mail leaves its summary with it.
-import type { HtmlSection, LinksSection, MailReport, PlainSection, ReportSummary, ReportVerdict } from '@temp-inbox/api';
+import type { HtmlSection, LinksSection, MailReport, PlainSection, ReportSummary, ReportVerdict, SpamSection } from '@temp-inbox/api';
 import { AppError } from '../domain/errors.js';
 import type { ParsedMailView } from '../mail/parse/parsed-views.js';
 import { moduleWorkerUrl } from '../workers/module-worker.js';
@@ -36,6 +36,8 @@ export interface ReportServiceOptions {
 /** How a report built on arrival reads its message: in the report thread, with the mail's envelope. */
 export interface ArrivalRead {
   envelope: NonNullable<ScanOptions['envelope']>;
+  /** The message's scan made before its 250 (SPAM_REFUSE_SCORE): taken as it is, the scanner is not asked again. */
+  spam?: SpamSection;
   /** The sections that read the message; null when they could not be had in time. */
   read(view: ParsedMailView, raw: Buffer, timeoutMs: number): Promise<StaticSections | null>;
 }
@@ -96,9 +98,9 @@ export function createReportService(opts: ReportServiceOptions): ReportService {
     }
   }
 
-  /** The report of the view and message, its message read by `fixed`; the links fetched with `check`. */
-  async function build(view: ParsedMailView, raw: Buffer, fixedPart: Promise<StaticSections>, scan: ScanOptions, check: boolean): Promise<MailReport> {
-    const [fixed, spam] = await Promise.all([fixedPart, scanMessage(opts.scanner, raw, scan)]);
+  /** The report of the view and message, its message read by `fixed`, scanned with `scan` (or its scan made already); the links fetched with `check`. */
+  async function build(view: ParsedMailView, raw: Buffer, fixedPart: Promise<StaticSections>, scan: ScanOptions | SpamSection, check: boolean): Promise<MailReport> {
+    const [fixed, spam] = await Promise.all([fixedPart, 'verdict' in scan ? scan : scanMessage(opts.scanner, raw, scan)]);
     let links = fixed.links;
     if (check && links.length > 0) {
       const content = JSON.parse(view.content.toString('utf8')) as Pick<ReportContent, 'headers'>;
@@ -134,7 +136,7 @@ export function createReportService(opts: ReportServiceOptions): ReportService {
       const view = await opts.mail.readParsed(first.addressId, first.uuid, client);
       const { raw } = await opts.mail.getMail(first.addressId, first.uuid);
       const fixed = how.read(view, raw, opts.workerTimeoutMs).then((sections) => sections ?? unreadWithin());
-      const summary = summaryOf(await build(view, raw, fixed, { ...opts.scan, envelope: how.envelope }, false));
+      const summary = summaryOf(await build(view, raw, fixed, how.spam ?? { ...opts.scan, envelope: how.envelope }, false));
       await opts.keepSummary?.(mails.map((m) => ({ id: m.id, addressId: m.addressId })), summary);
       return summary;
     },

@@ -60,6 +60,8 @@ async function spamRefusals(server: TestServer): Promise<{ metric: number; total
 /** A spamd stand-in: answers REPORT SPAMC/1.5 with `score` (threshold 5), or never while `silent`. */
 interface StandIn {
   port: number;
+  /** Scans asked for so far (the whole request read). */
+  asked: number;
   score: number;
   silent: boolean;
   close(): Promise<void>;
@@ -77,6 +79,7 @@ async function startStandIn(): Promise<StandIn> {
       const length = /Content-length: (\d+)/i.exec(got.toString('latin1'))?.[1];
       if (head < 0 || length === undefined || got.length < head + 4 + Number(length)) return;
       s.removeAllListeners('data');
+      standIn.asked++;
       if (standIn.silent) return;
       const score = standIn.score.toFixed(1);
       const body = ` pts rule name              description\r\n---- ---------------------- ----------------------------\r\n ${score} STAND_IN               A rule of the stand-in\r\n`;
@@ -86,6 +89,7 @@ async function startStandIn(): Promise<StandIn> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const standIn: StandIn = {
     port: (server.address() as { port: number }).port,
+    asked: 0,
     score: 1,
     silent: false,
     async close() {
@@ -144,9 +148,22 @@ describe('SPAM_REFUSE_SCORE with a stand-in scanner: the score chosen, silent, d
     await standIn?.close();
   });
 
-  it('under the score passes; at the score and over it is refused (554 5.7.1, without an abuse contact when none is set)', async () => {
+  it('under the score passes, scanned once: its report on arrival reuses the scan made before the 250', async () => {
     standIn.score = 7.4;
+    const asked = standIn.asked;
     assert.equal((await send(server, inbox.address, message('one'))).code, 250);
+    const [mail] = (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt: inbox.jwt })).json.results;
+    // The parsed view carries the report's summary once the report on arrival is kept.
+    let report: { spam_score?: number } | undefined;
+    for (const end = Date.now() + 10_000; report === undefined; await new Promise((r) => setTimeout(r, 20))) {
+      report = (await request(server.httpUrl, `/api/mail/${mail.uuid}/parsed`, { jwt: inbox.jwt })).json.report ?? undefined;
+      assert.ok(Date.now() < end, 'the report on arrival was not kept within 10 s');
+    }
+    assert.equal(report.spam_score, 7.4);
+    assert.equal(standIn.asked - asked, 1, 'one scan for the refusal check and the report');
+  });
+
+  it('at the score and over it is refused (554 5.7.1, without an abuse contact when none is set)', async () => {
     standIn.score = 7.5;
     const at = await send(server, inbox.address, message('two'));
     assert.equal(at.text, '554 5.7.1 Message refused as spam: it scored 7.5, and this server refuses mail scoring 7.5 or more\r\n');
