@@ -5,6 +5,7 @@
 // one that is refused. On SQLite here, and on two PostgreSQL nodes sharing Redis.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { createAddress, DOMAIN, request, SmtpClient, startTestServer, testClock, type TestServer } from '../helpers/harness.js';
 import { ADMIN_TOKEN, adminRequest } from '../helpers/admin.js';
 import { twoNodes } from '../helpers/nodes.js';
@@ -231,6 +232,33 @@ describe('abuse controls on SQLite: the per-client windows and the quota counted
         [null, 1],
       ].sort(),
     );
+  });
+});
+
+describe('a connection over SMTP_MAX_CLIENTS_PER_IP counted as rate_limit', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SMTP_TRUSTED_NETWORKS: '', SMTP_MAX_CLIENTS_PER_IP: '1', METRICS_TOKEN: METRICS, ADMIN_TOKEN });
+  });
+  after(async () => server?.close());
+
+  it('the first connection is greeted; the second from the same client gets 421 4.7.0 and is closed', async () => {
+    const first = await SmtpClient.connect(server.smtpPort, '127.0.0.1', '127.0.0.9');
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        let got = '';
+        const socket = connect({ port: server.smtpPort, host: '127.0.0.1', localAddress: '127.0.0.9' });
+        socket.setEncoding('latin1');
+        socket.on('data', (d: string) => (got += d));
+        socket.on('close', () => resolve(got));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^421 4\.7\.0 .*Too many connections from your address/);
+    } finally {
+      await first.quit();
+    }
+    assert.equal((await metricCounts(server))['rate_limit'], 1);
+    assert.deepEqual((await refusals(server)).hours.map((h) => [h.reason, h.recipientDomain, h.count]), [['rate_limit', null, 1]]);
   });
 });
 
