@@ -1,12 +1,11 @@
 // The operators' blocks as SMTP checks them at MAIL FROM (docs/decisions.md "Blocks").
 // The list lives in the database, so that every node honours every block: each node
-// keeps it in memory and, when it is older than REFRESH_MS, reads the store's blocks
-// version (one small query) before the next check, and the whole list only when that
-// version moved. A change made on this node reloads it at once (reload()), so the
-// admin's answer comes after its own node applies the block; other nodes apply it
-// within REFRESH_MS. Nothing here needs Redis, and no announcement can be missed.
+// follows it (storage/followed-list.ts), reading the store's blocks version at most
+// REFRESH_MS after the last read and the whole list only when it moved; a change made on
+// this node reloads it at once (reload()), other nodes apply it within REFRESH_MS.
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
+import { followList } from '../storage/followed-list.js';
 import type { BlockKind, BlockRecord, OperatorStore } from '../storage/store.js';
 
 /** How old the list may be when a check uses it: the longest a block made on another node takes to apply here. */
@@ -58,56 +57,19 @@ function clientAddress(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
  * of the time (which tests move by hand), so the refresh keeps its pace whatever that says.
  */
 export function createBlockList(store: Pick<OperatorStore, 'blocksVersion' | 'listBlocks'>, opts: { logger?: Logger; clock?: () => number } = {}): BlockList {
-  const now = opts.clock ?? (() => performance.now());
-  let compiled = EMPTY;
-  let version: string | undefined;
-  let checkedAt = -Infinity;
-  let failing = false;
-  /** The load running now, and the one queued behind it (shared by every caller until it starts). */
-  let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-
-  async function load(): Promise<void> {
-    try {
-      const current = await store.blocksVersion();
-      if (current !== version) {
-        compiled = compile(await store.listBlocks());
-        version = current;
-      }
-      if (failing) opts.logger?.info('blocks read again from the database');
-      failing = false;
-    } catch (err) {
-      // The blocks already known stay in force; the next check after REFRESH_MS tries again.
-      if (!failing) opts.logger?.warn({ err }, 'could not read the blocks from the database; using the last list read');
-      failing = true;
-    } finally {
-      checkedAt = now();
-    }
-  }
-
-  /** A load that starts after this call (so it sees every change committed before it). */
-  function loadAfter(): Promise<void> {
-    if (queued) return queued;
-    const start = async () => {
-      await running;
-      queued = undefined;
-      const mine = load();
-      running = mine;
-      await mine;
-      if (running === mine) running = undefined;
-    };
-    queued = start();
-    return queued;
-  }
-
-  async function fresh(): Promise<Compiled> {
-    if (now() - checkedAt >= REFRESH_MS) await (running ?? loadAfter());
-    return compiled;
-  }
+  const list = followList({
+    version: () => store.blocksVersion(),
+    read: async () => compile(await store.listBlocks()),
+    initial: EMPTY,
+    refreshMs: REFRESH_MS,
+    what: 'the blocks',
+    logger: opts.logger,
+    clock: opts.clock,
+  });
 
   return {
     async match(ip, sender) {
-      const { senders, domains, ranges } = await fresh();
+      const { senders, domains, ranges } = await list.fresh();
       const addr = ranges.length > 0 ? clientAddress(ip) : undefined;
       if (addr) {
         for (const { range, block } of ranges) if (addr.kind() === range[0].kind() && addr.match(range)) return block;
@@ -126,6 +88,6 @@ export function createBlockList(store: Pick<OperatorStore, 'blocksVersion' | 'li
       }
       return undefined;
     },
-    reload: loadAfter,
+    reload: list.reload,
   };
 }

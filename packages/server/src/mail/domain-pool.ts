@@ -1,12 +1,12 @@
 // The domain pool as this node uses it (docs/operating.md "Domains and rotation"): read
 // from the database, so every node follows every change without a restart. Like the
-// blocks (blocks/block-list.ts), each node keeps the pool in memory and, when it is older
-// than REFRESH_MS, reads the pool's version (one small query) before the next use, and the
-// whole pool only when that version moved. A change made through this node reloads it at
-// once, so the admin's answer comes after its own node applies it.
+// blocks, each node follows it (storage/followed-list.ts): its version read at most
+// REFRESH_MS after the last read, the whole pool only when it moved; a change made through
+// this node reloads it at once, so the admin's answer comes after its own node applies it.
 import type { Logger } from 'pino';
 import { badRequest, conflict, notFound, unavailable } from '../domain/errors.js';
 import { pickDomain, poolDomainName, poolEntryOf, randomLabel, RetiredDomainError, takesMail, type DomainSelection } from '../domain/domain-pool.js';
+import { followList } from '../storage/followed-list.js';
 import type { DomainPoolStore, PoolDomainRecord, PoolDomainState } from '../storage/store.js';
 
 /** How old the pool may be when it is used: the longest a change made on another node takes to apply here. */
@@ -52,52 +52,16 @@ export interface DomainPool {
 }
 
 export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions): DomainPool {
-  const clock = opts.clock ?? (() => performance.now());
-  let pool: PoolDomainRecord[] = [];
-  let version: string | undefined;
-  let checkedAt = -Infinity;
-  let failing = false;
+  const { fresh, reload } = followList<PoolDomainRecord[]>({
+    version: () => store.poolVersion(),
+    read: () => store.listPoolDomains(),
+    initial: [],
+    refreshMs: REFRESH_MS,
+    what: 'the domain pool',
+    logger: opts.logger,
+    clock: opts.clock,
+  });
   let turn = 0;
-  let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-
-  async function load(): Promise<void> {
-    try {
-      const current = await store.poolVersion();
-      if (current !== version) {
-        pool = await store.listPoolDomains();
-        version = current;
-      }
-      if (failing) opts.logger?.info('the domain pool read again from the database');
-      failing = false;
-    } catch (err) {
-      // The pool already known stays in use; the next use after REFRESH_MS tries again.
-      if (!failing) opts.logger?.warn({ err }, 'could not read the domain pool from the database; using the last one read');
-      failing = true;
-    } finally {
-      checkedAt = clock();
-    }
-  }
-
-  /** A load that starts after this call (so it sees every change committed before it). */
-  function loadAfter(): Promise<void> {
-    if (queued) return queued;
-    const start = async () => {
-      await running;
-      queued = undefined;
-      const mine = load();
-      running = mine;
-      await mine;
-      if (running === mine) running = undefined;
-    };
-    queued = start();
-    return queued;
-  }
-
-  async function fresh(): Promise<PoolDomainRecord[]> {
-    if (clock() - checkedAt >= REFRESH_MS) await (running ?? loadAfter());
-    return pool;
-  }
 
   const active = async () => (await fresh()).filter((d) => d.state === 'active');
 
@@ -124,7 +88,7 @@ export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions
   }
 
   async function changed<T>(result: T): Promise<T> {
-    await loadAfter();
+    await reload();
     return result;
   }
 
@@ -136,7 +100,7 @@ export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions
         opts.now(),
       );
       if (seeded) opts.logger?.info({ domains }, 'the domain pool seeded from MAIL_DOMAINS');
-      await loadAfter();
+      await reload();
     },
     list: fresh,
     activeDomains: async () => (await active()).map((d) => d.domain),
