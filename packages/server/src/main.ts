@@ -51,7 +51,7 @@ const server = await startServer(config).catch((err: unknown) => {
 });
 const at = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host || '0.0.0.0'}:${port}`;
 process.stdout.write(
-  `temp-inbox: HTTP on ${server.httpUrl}, SMTP on port ${server.smtpPort}, domains ${config.mail.domains.join(', ')} ` +
+  `temp-inbox: HTTP on ${server.httpUrl}, SMTP on port ${server.smtpPort}, domains ${(await server.mail.domains.activeDomains()).join(', ') || '(none active)'} ` +
     `(listening on ${at(config.http.host, server.httpPort)} and ${at(config.smtp.host, server.smtpPort)}, storage ${server.store.kind})\n`,
 );
 

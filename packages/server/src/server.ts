@@ -131,7 +131,8 @@ async function startParts(config: Config, ctx: PartsContext, cleanups: (() => Pr
   const timer = startSweep(mail, config.mail.sweepIntervalMs, logger);
 
   const host = ['0.0.0.0', '::', ''].includes(httpHost) ? '127.0.0.1' : httpHost;
-  logger.info({ http: httpPort, smtp: smtpPort, store: store.kind, domains: config.mail.domains }, 'temp-inbox started');
+  // The pool's active domains, which MAIL_DOMAINS only seeds (the admin API changes them).
+  logger.info({ http: httpPort, smtp: smtpPort, store: store.kind, domains: await mail.domains.activeDomains() }, 'temp-inbox started');
   let stopping: Promise<StopReport> | undefined;
   return {
     config,
