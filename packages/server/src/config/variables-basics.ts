@@ -166,7 +166,7 @@ export const BASIC_VARIABLES: VariableSpec[] = [
     name: 'CATCH_ALL',
     default: 'false',
     accepts: 'true or false',
-    description: 'true accepts mail for any valid name at MAIL_DOMAINS and creates the address on its first mail; the first POST /api/new_address for that name gets its token.',
+    description: 'true accepts mail for any valid name at an active pool domain (not at its random subdomains) and creates the address on its first mail; the first POST /api/new_address for that name gets its token.',
     set: (c, r) => (c.mail.catchAll = bool(r)),
   },
   {
