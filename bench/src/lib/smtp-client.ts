@@ -35,8 +35,9 @@ export class SmtpConnection {
     socket.on('close', () => fail(new Error('SMTP connection closed')));
   }
 
-  static async open(port: number, host = '127.0.0.1'): Promise<SmtpConnection> {
-    const socket = connect({ port, host });
+  /** `localAddress`: the client's source address (another client, as the server counts them). */
+  static async open(port: number, host = '127.0.0.1', localAddress?: string): Promise<SmtpConnection> {
+    const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
