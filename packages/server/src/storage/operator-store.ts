@@ -76,6 +76,6 @@ export interface OperatorStore {
    * `recentSince` on; one row per pair, in no order. Reads the hourly counts, not the mails.
    */
   domainMailCounts(since: number, recentSince: number): Promise<DomainMailCount[]>;
-  /** Addresses per domain (lower-cased, as written after the @), in no order. */
+  /** Addresses per domain (lower-cased; a subdomain of a pool domain under the pool domain, as when the address was made), in no order; counted as addresses come and go, not read from them. */
   addressesPerDomain(): Promise<{ domain: string; addresses: number }[]>;
 }

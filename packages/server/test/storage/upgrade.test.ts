@@ -44,6 +44,12 @@ async function assertFixtureData(store: Store): Promise<void> {
   assert.deepEqual((await store.listBlocks()).map((b) => [b.kind, b.value]), [['sender', 'spam@example.net']]);
   assert.equal((await store.findSandbox('box'))?.address, 'box@sandbox.invalid');
   assert.deepEqual(await store.mailsPerDay(Math.floor(T0 / 86_400_000)), [{ day: Math.floor(T0 / 86_400_000), mails: 4 }]);
+  // The admin's per-domain counts are filled from what the older server stored (migration 0024).
+  assert.deepEqual([...(await store.addressesPerDomain())].sort((a, b) => a.domain.localeCompare(b.domain)), [
+    { domain: 'example.com', addresses: 2 },
+    { domain: 'sandbox.invalid', addresses: 1 },
+  ]);
+  assert.deepEqual(await store.domainMailCounts(T0, T0), [{ domain: 'example.com', senderDomain: 'example.org', mails: 4, recent: 4 }]);
   const claimed = await store.claimDeliveries({ owner: 'test', now: T0 + 60_000, leaseMs: 1000, limit: 10, busyWebhooks: [], operator: false });
   assert.deepEqual(claimed.map((d) => [d.mail.uuid, d.url]), [[uuid(1), 'https://hooks.example.com/in']], 'the queued webhook deliveries, one at a time');
   const body = { raw: Buffer.from('Subject: After\r\n\r\nupgraded\r\n'), attachments: [] };

@@ -1,7 +1,8 @@
 // The admin's per-domain figures in PostgreSQL (store.ts OperatorStore), as
 // sqlite-domain-stats.ts does in SQLite: mails counted per hour, recipient domain and
 // sender domain in domain_mail_hours (migration 0024), added in each delivery's
-// transaction by postgres-mail-writes.ts, and the addresses per domain.
+// transaction by postgres-mail-writes.ts, and the addresses per domain that the
+// addresses' triggers keep in domain_addresses.
 import type pg from 'pg';
 import { DOMAIN_COUNT_HOURS, HOUR_MS, domainCounts } from '../domain-counts.js';
 import type { DomainMailCount, OperatorStore } from '../operator-store.js';
@@ -44,7 +45,8 @@ export function postgresDomainStats(pool: pg.Pool): Pick<OperatorStore, 'domainM
       return rows.map((r): DomainMailCount => ({ domain: r.domain, senderDomain: r.sender_domain, mails: Number(r.mails), recent: Number(r.recent) }));
     },
     async addressesPerDomain() {
-      const { rows } = await q<{ domain: string; addresses: string }>(pool, "SELECT lower(split_part(address, '@', 2)) AS domain, count(*) AS addresses FROM addresses GROUP BY 1");
+      // Kept by the addresses' triggers (migration 0024): 16 shard rows per domain, not a row per address.
+      const { rows } = await q<{ domain: string; addresses: string }>(pool, 'SELECT domain, sum(addresses) AS addresses FROM domain_addresses GROUP BY domain HAVING sum(addresses) > 0');
       return rows.map((r) => ({ domain: r.domain, addresses: Number(r.addresses) }));
     },
   };

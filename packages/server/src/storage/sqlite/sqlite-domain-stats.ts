@@ -1,6 +1,7 @@
 // The admin's per-domain figures in SQLite (store.ts OperatorStore): mails counted per hour,
 // recipient domain and sender domain in domain_mail_hours (migration 0024), added in each
-// delivery's transaction by sqlite-mail-writes.ts, and the addresses per domain.
+// delivery's transaction by sqlite-mail-writes.ts, and the addresses per domain that the
+// addresses' triggers keep in domain_addresses.
 import type Database from 'better-sqlite3';
 import { DOMAIN_COUNT_HOURS, HOUR_MS, domainCounts } from '../domain-counts.js';
 import type { DomainMailCount, OperatorStore } from '../operator-store.js';
@@ -39,7 +40,8 @@ export function sqliteDomainStats(db: Database.Database): Pick<OperatorStore, 'd
       'SELECT domain, sender_domain AS senderDomain, sum(mails) AS mails, sum(CASE WHEN hour >= ? THEN mails ELSE 0 END) AS recent ' +
         'FROM domain_mail_hours WHERE hour >= ? GROUP BY domain, sender_domain',
     ),
-    addresses: db.prepare("SELECT lower(substr(address, instr(address, '@') + 1)) AS domain, count(*) AS addresses FROM addresses GROUP BY 1"),
+    // Kept by the addresses' triggers (migration 0024): a row per domain, not per address.
+    addresses: db.prepare('SELECT domain, addresses FROM domain_addresses WHERE addresses > 0'),
   };
   return {
     async domainMailCounts(since, recentSince) {
