@@ -151,23 +151,23 @@ export interface PhaseResult {
 }
 
 async function phase(server: ProbedServer, to: string, seconds: number, hostile: boolean): Promise<PhaseResult> {
-  await loopDelay(server); // starts the window
-  const ordinary = await ordinaryMail(server.smtpPort, to, ORDINARY_PER_SECOND, ORDINARY_CLIENTS);
-  const health = healthPoller(server.httpUrl);
-  let attacker: ReturnType<typeof hostileSenders> | undefined;
-  let stopped: Promise<[AttackStats | undefined, MailStats, HealthStats]> | undefined;
-  const stopAll = () => (stopped ??= Promise.all([attacker?.stop(), ordinary.stop(), health.stop()]));
+  // The hostile senders first: every ordinary mail of the phase is sent while they push.
+  const attacker = hostile ? hostileSenders(server.smtpPort, to) : undefined;
+  let ordinary: Awaited<ReturnType<typeof ordinaryMail>> | undefined;
+  let health: ReturnType<typeof healthPoller> | undefined;
   try {
-    if (hostile) {
-      attacker = hostileSenders(server.smtpPort, to);
-      await attacker.sending;
-    }
+    await attacker?.sending;
+    await loopDelay(server); // starts the window
+    ordinary = await ordinaryMail(server.smtpPort, to, ORDINARY_PER_SECOND, ORDINARY_CLIENTS);
+    health = healthPoller(server.httpUrl);
     await sleep(seconds * 1000);
-    const [attackStats, mail, h] = await stopAll();
+    const [mail, h, attackStats] = await Promise.all([ordinary.stop(), health.stop(), attacker?.stop()]);
+    ordinary = undefined;
+    health = undefined;
     const delay = await loopDelay(server);
-    return { delay, health: h, mail, attack: attackStats };
+    return { delay, health: h, mail, ...(attackStats ? { attack: attackStats } : {}) };
   } finally {
-    await stopAll();
+    await Promise.all([ordinary?.stop(), health?.stop(), attacker?.stop().catch(() => undefined)]);
   }
 }
 
