@@ -48,7 +48,7 @@ describe('web UI in Chromium', { skip: !ready && 'Chromium is not installed', ti
     assert.match(csp, /default-src 'self'/);
     assert.match(csp, /script-src 'self'(;|$)/);
     assert.match(csp, /frame-ancestors 'none'/);
-    assert.deepEqual((await request(server.httpUrl, '/ui-config.json')).json, { domains: [DOMAIN], turnstileSiteKey: null, customNames: true, challenge: 'off' });
+    assert.deepEqual((await request(server.httpUrl, '/ui-config.json')).json, { domains: [DOMAIN], turnstileSiteKey: null, customNames: true, challenge: 'off', abuseContact: null });
     // Unknown paths are still the API's plain-text 404.
     const missing = await request(server.httpUrl, '/no-such-page');
     assert.equal(missing.status, 404);
