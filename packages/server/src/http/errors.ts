@@ -34,7 +34,7 @@ export function installErrorHandling(app: FastifyInstance, storage?: StorageStat
     }
     const fe = err as FastifyError;
     if (fe.validation) {
-      return sendText(reply, 400, `Invalid request: ${fe.message}.`);
+      return sendText(reply, 400, `Invalid request: ${validationMessage(fe)}.`);
     }
     const status = fe.statusCode;
     // A body of a type no parser takes: say which one to send (Fastify says only "Unsupported Media Type").
@@ -58,6 +58,30 @@ export function installErrorHandling(app: FastifyInstance, storage?: StorageStat
     return sendText(reply, 500, `Internal server error (request id ${request.id}).`);
   });
   app.setNotFoundHandler((request, reply) => sendText(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}.`));
+}
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, unknown>;
+}
+
+/**
+ * Ajv's message, except for a value outside a union of literals (a state, a kind): Ajv says
+ * "must be equal to constant" once per literal; this names the values taken instead.
+ */
+function validationMessage(fe: FastifyError): string {
+  const issues = (fe.validation ?? []) as unknown as ValidationIssue[];
+  const anyOf = issues.find((e) => e.keyword === 'anyOf');
+  if (!anyOf) return fe.message;
+  const branches = issues.filter((e) => e.schemaPath.startsWith(`${anyOf.schemaPath}/`));
+  const branchOf = (e: ValidationIssue) => e.schemaPath.slice(anyOf.schemaPath.length + 1).split('/')[0]!;
+  const allowed = new Map<string, unknown>();
+  for (const e of branches) if (e.keyword === 'const') allowed.set(branchOf(e), e.params['allowedValue']);
+  const everyBranchLiteral = branches.every((e) => allowed.has(branchOf(e)));
+  if (allowed.size === 0 || !everyBranchLiteral || ![...allowed.values()].every((v) => typeof v === 'string')) return fe.message;
+  return `${fe.validationContext ?? 'body'}${anyOf.instancePath} must be one of ${[...allowed.values()].join(', ')}`;
 }
 
 const SEND_JSON = 'Send the body as application/json (Content-Type: application/json).';

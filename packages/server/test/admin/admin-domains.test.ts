@@ -110,7 +110,13 @@ describe('admin domains: the API', () => {
       { domain: 'ok.example', subdomains: 'yes' },
     ];
     for (const body of bad) assertPlainText(await admin('/api/admin/domains', { method: 'POST', body }), 400, `POST ${JSON.stringify(body)}`);
-    assertPlainText(await admin('/api/admin/domains/one.test', { method: 'PATCH', body: { state: 'deleted' } }), 400, 'unknown state');
+    // A state outside the three names the three, once each (not Ajv's "must be equal to constant" per value).
+    for (const state of ['deleted', 'Active', null]) {
+      const res = await admin('/api/admin/domains/one.test', { method: 'PATCH', body: { state } });
+      assertPlainText(res, 400, `state ${String(state)}`);
+      assert.equal(res.text, 'Invalid request: body/state must be one of active, disabled, retired.', `state ${String(state)}`);
+    }
+    assertPlainText(await admin('/api/admin/domains/one.test', { method: 'PATCH', body: {} }), 400, 'nothing to change', /^Nothing to change: send "state" \(active, disabled or retired\), "subdomains" \(true or false\), or both\.$/);
     assertPlainText(await admin('/api/admin/domains/one.test', { method: 'PATCH', body: { subdomains: 1 } }), 400, 'subdomains not a boolean');
     assertPlainText(await admin('/api/admin/domains/bad_name', { method: 'PATCH', body: { state: 'active' } }), 400, 'bad path domain', /Invalid domain/);
     assertPlainText(await admin('/api/admin/domains/bad_name', { method: 'DELETE' }), 400, 'bad path domain');

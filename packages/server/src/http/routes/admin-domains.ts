@@ -5,7 +5,7 @@
 import { AdminDomain, AdminDomainBody, AdminDomainDns, AdminDomainParams, AdminDomainPatch, AdminDomainsResponse, routes, SuccessResponse } from '@temp-inbox/api';
 import type { MxCheck } from '../../admin/domain-dns.js';
 import { poolDomainName } from '../../domain/domain-pool.js';
-import { notFound } from '../../domain/errors.js';
+import { badRequest, notFound } from '../../domain/errors.js';
 import type { DomainPool } from '../../mail/domain-pool.js';
 import type { PoolDomainRecord } from '../../storage/store.js';
 import { errorResponse } from '../errors.js';
@@ -74,6 +74,8 @@ export function adminDomainRoutes(app: RouteApp, { route, act }: AdminRouteOptio
     },
     async (request) => {
       const domain = poolDomainName(request.params.domain);
+      // An empty body changes nothing: say so rather than answer 200 as if it had.
+      if (request.body.state === undefined && request.body.subdomains === undefined) throw badRequest('Nothing to change: send "state" (active, disabled or retired), "subdomains" (true or false), or both.');
       act(request, 'domain.change', { domain, ...request.body });
       return toDomain(await pool.update(domain, request.body));
     },
