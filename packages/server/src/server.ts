@@ -55,6 +55,8 @@ export interface StartOptions {
   now?: () => number;
   /** Webhook delivery's timings and resolver (docs/decisions.md "Webhooks"); tests shorten them. */
   webhooks?: Partial<WebhookTuning>;
+  /** The random names of new addresses (default: domain/names.ts); tests give a sequence. */
+  randomName?: () => string;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<RunningServer> {
@@ -81,7 +83,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const redis = await openRedis(config.redis, logger);
     if (redis) cleanups.push(() => redis.quit().catch(() => redis.disconnect()));
     const metrics = config.metrics.token ? createMetrics(store.kind) : undefined;
-    return await startParts(config, { logger, store, redis, metrics, secrets, now: opts.now ?? Date.now, webhooks: opts.webhooks, onStop: (close) => cleanups.unshift(close) }, cleanups);
+    return await startParts(config, { logger, store, redis, metrics, secrets, now: opts.now ?? Date.now, webhooks: opts.webhooks, randomName: opts.randomName, onStop: (close) => cleanups.unshift(close) }, cleanups);
   } catch (err) {
     for (const c of cleanups) await c().catch(() => undefined);
     throw err;
@@ -96,6 +98,7 @@ interface PartsContext {
   secrets: { jwtSecret: string; sessionSecret: string };
   now: () => number;
   webhooks: Partial<WebhookTuning> | undefined;
+  randomName: (() => string) | undefined;
   onStop(close: () => Promise<unknown>): void;
 }
 
@@ -106,7 +109,7 @@ async function startParts(config: Config, ctx: PartsContext, cleanups: (() => Pr
   const storage = createStorageState({ dir: store.kind === 'sqlite' ? config.storage.dataDir : undefined, minFree: config.storage.diskMinFree });
   const bus = await createEventBus({ ...(redis ? { redis } : {}), keyPrefix: config.redis.keyPrefix, logger });
   ctx.onStop(() => bus.close());
-  const { mail, blocks, webhookTuning, report, refusals } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, onStop: ctx.onStop });
+  const { mail, blocks, webhookTuning, report, refusals } = buildMail(config, { store, bus, jwtSecret: ctx.secrets.jwtSecret, logger, metrics, now, webhooks: ctx.webhooks, randomName: ctx.randomName, onStop: ctx.onStop });
   // MAIL_DOMAINS fills the domain pool at a database's first start; read before anything is served.
   await mail.domains.seed(config.mail.domains, (d) => config.mail.subdomains === 'all' || config.mail.subdomains.includes(d));
   const sandboxes = await startSandboxes(config, { store, mail, bus, redis, logger, now });

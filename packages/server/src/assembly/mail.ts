@@ -41,6 +41,8 @@ export interface MailPartsDeps {
   now: () => number;
   /** Tests shorten webhook delivery's timings and give it a resolver. */
   webhooks: Partial<WebhookTuning> | undefined;
+  /** Tests give the random names of new addresses (default: domain/names.ts). */
+  randomName?: (() => string) | undefined;
   /** Each part's close, run first to last at stop (the first added runs last). */
   onStop(close: () => Promise<unknown>): void;
 }
@@ -109,6 +111,7 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     mailTtlMs: m.mailTtlMs,
     addressTtlMs: m.addressTtlMs,
     tombstones: createTombstones(deps.jwtSecret, m.addressTombstoneTtlMs),
+    randomName: deps.randomName,
     attachmentPolicy: { maxBytes: m.attachmentMaxBytes, refusedExtensions: new Set(m.attachmentRefusedExtensions), refuseExecutables: m.attachmentRefuseExecutables },
     sessionTtlMs: SESSION_LIFETIME_SECONDS * 1000,
     outbox: { operator: operator !== undefined, queued: () => dispatcher.wake() },

@@ -41,6 +41,8 @@ export interface AddressBookOptions {
   catchAll?: boolean | undefined;
   /** A deleted or expired address's name is not given out again (docs/decisions.md "Deleted address"); absent: it is. */
   tombstones?: Tombstones | undefined;
+  /** The random names tried, in turn; tests give a sequence of their own to meet a retired one. */
+  randomName?: (() => string) | undefined;
   now: () => number;
 }
 
@@ -80,7 +82,7 @@ export function createAddressBook(opts: AddressBookOptions): AddressBook {
     } else {
       // A random name with a tombstone is skipped like a taken one.
       for (let i = 0; i < MAX_RANDOM_ATTEMPTS && !record; i++) {
-        const address = `${randomName()}@${subdomainHost(target)}`;
+        const address = `${(opts.randomName ?? randomName)()}@${subdomainHost(target)}`;
         const tombstone = tombstones?.check(address, now());
         record = await store.createAddress(address, now(), tombstone ? { tombstone } : {});
       }

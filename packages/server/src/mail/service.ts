@@ -44,6 +44,8 @@ export interface MailServiceOptions {
    * (ADDRESS_TOMBSTONE_TTL; docs/decisions.md "Deleted address"); absent: names are free again.
    */
   tombstones?: Tombstones;
+  /** The random names new addresses are given (domain/names.ts by default); tests give their own. */
+  randomName?: (() => string) | undefined;
   /** SPAM_REFUSE_SCORE with a scanner (spam-check.ts): mail scoring at or over it is refused at DATA. Absent: none is. */
   spamCheck?: SpamCheck | undefined;
   /** Parses each message off the event loop, within a time budget. */

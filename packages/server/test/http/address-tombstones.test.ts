@@ -154,6 +154,39 @@ describe('address tombstones: ADDRESS_TOMBSTONE_TTL frees the name after it', ()
   });
 });
 
+describe('address tombstones: random names skip a retired one', () => {
+  // The server's random names come from this queue, so that one of them meets a retired name.
+  const queue: string[] = [];
+  const tried: string[] = [];
+  let server: TestServer;
+  before(async () => {
+    const randomName = () => {
+      const name = queue.shift() ?? 'queue-empty';
+      tried.push(name);
+      return name;
+    };
+    server = await startTestServer({}, undefined, undefined, { randomName });
+  });
+  after(async () => server?.close());
+
+  it('a random name that was used before is passed over for the next one; eight retired in a row are a 409', async () => {
+    const gone = await createAddress(server, { name: 'once-used' });
+    assert.equal((await deleteAddress(server, gone.jwt)).status, 200);
+    queue.push('once-used', 'fresh-random');
+    const res = await request(server.httpUrl, '/api/new_address', { method: 'POST', body: {} });
+    assert.equal(res.status, 200, res.text);
+    assert.equal((res.json as { address: string }).address, `fresh-random@${DOMAIN}`);
+    assert.deepEqual(tried, ['once-used', 'fresh-random'], 'the retired name was tried first and passed over');
+
+    tried.length = 0;
+    queue.push(...Array.from({ length: 8 }, () => 'once-used'), 'never-reached');
+    const none = await request(server.httpUrl, '/api/new_address', { method: 'POST', body: {} });
+    assert.equal(none.status, 409, none.text);
+    assert.equal(none.text, 'Could not find a free random name; try again.');
+    assert.equal(tried.length, 8, 'a bounded number of tries');
+  });
+});
+
 const pgSkip = await skipUnless('postgres', 'redis');
 
 describe('address tombstones: two nodes on PostgreSQL', { skip: pgSkip }, () => {
