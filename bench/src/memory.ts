@@ -17,6 +17,10 @@ const RSS_TARGET = 200 * MB;
 const BIG_FACTOR = 3;
 const BIG_BYTES = 10 * 1000 * 1000;
 
+/** The pauses that let RSS settle between steps: a fifth as long in quick mode, whose figures catch rot, not regressions. */
+let settleFactor = 1;
+const settle = (ms: number) => sleep(ms * settleFactor);
+
 /** Runs `work` while sampling the process's RSS every 5 ms; returns the peak rise over the RSS before it. */
 async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; before: number; peak: number; after: number; hwmReset: boolean }> {
   const hwmReset = resetPeak(pid);
@@ -31,7 +35,7 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ res
   })();
   const result = await work().finally(() => (running = false));
   await sampler;
-  await sleep(1000);
+  await settle(1000);
   const m = memoryOf(pid);
   return { result, before, peak: Math.max(sampled, hwmReset ? m.hwm : 0), after: m.rss, hwmReset };
 }
@@ -49,12 +53,13 @@ async function readBack(pid: number, httpUrl: string, jwt: string) {
 
 export const memory: Bench = async (ctx) => {
   const count = ctx.quick ? 1_000 : 100_000;
+  settleFactor = ctx.quick ? 0.2 : 1;
   let server: TempInbox | undefined;
   try {
     server = await startTempInbox({ name: 'temp-inbox-memory' });
     const pid = server.child.pid;
     const inboxes = await Promise.all(Array.from({ length: 10 }, () => createAddress(server!.httpUrl)));
-    await sleep(500);
+    await settle(500);
     const atStart = memoryOf(pid).rss;
 
     ctx.log(`ingesting ${count} 3 KB mails`);
@@ -69,7 +74,7 @@ export const memory: Bench = async (ctx) => {
       message: messageTemplate(3 * 1024, `mem${Date.now()}`),
     }).finally(() => clearInterval(sampler));
     ctx.log(`ingested at ${fmt(ingest.rate)} msg/s in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    await sleep(2000);
+    await settle(2000);
     const afterIngest = memoryOf(pid);
 
     ctx.log('one 10 MB message');
@@ -90,7 +95,7 @@ export const memory: Bench = async (ctx) => {
     let sinkDeliver: Awaited<ReturnType<typeof peakDuring>>;
     try {
       await blast({ port: sink.port, connections: 10, messages: Math.min(count, 10_000), recipient: () => 'sink@bench.example.com', message: messageTemplate(3 * 1024, `memsink${Date.now()}`) });
-      await sleep(2000);
+      await settle(2000);
       sinkDeliver = await peakDuring(sink.child.pid, () => sendOnce(sink.port, 'sink@bench.example.com', big));
     } finally {
       await sink.stop();
@@ -108,12 +113,12 @@ export const memory: Bench = async (ctx) => {
         const pgPid = pgServer.child.pid;
         const to = await createAddress(pgServer.httpUrl);
         await blast({ port: pgServer.smtpPort, connections: 10, messages: Math.min(count, 2_000), recipient: () => to.address, message: messageTemplate(3 * 1024, `mempg${Date.now()}`) });
-        await sleep(2000);
+        await settle(2000);
         const once = () => peakDuring(pgPid, () => sendOnce(pgServer!.smtpPort, to.address, big));
         const first = await once();
-        await sleep(1000);
+        await settle(1000);
         const second = await once();
-        await sleep(1000);
+        await settle(1000);
         onPg = { first, second, read: await readBack(pgPid, pgServer.httpUrl, to.jwt) };
       } finally {
         await pgServer?.stop();
