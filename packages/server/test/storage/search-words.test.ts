@@ -28,6 +28,12 @@ describe('search words made in the parser thread', () => {
     });
   }
 
+  it('folded ASCII words (read without folding) and any other text give each word once, in its namespace', () => {
+    assert.deepEqual(indexWords(3, 'code 42 code x'), ['z3zcode', 'z3z42', 'z3zx']);
+    assert.deepEqual(indexWords(3, 'Code  42 code'), ['z3zcode', 'z3z42']);
+    assert.deepEqual(indexWords(3, ''), []);
+  });
+
   it('searchWordsOf: the words of the search text (subject, people, text), each once, in order', () => {
     const email = {
       subject: 'Your Code: 482913',
