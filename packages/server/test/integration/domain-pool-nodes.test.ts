@@ -92,3 +92,24 @@ describe('domain pool on two nodes (PostgreSQL + Redis)', () => {
     }
   });
 });
+
+describe('random subdomains on two nodes (PostgreSQL + Redis)', () => {
+  const nodes = twoNodes('poolsub', skip, { ADMIN_TOKEN, MAIL_DOMAINS: 'seed.test' });
+
+  it('turned on through A: B gives random subdomains, either node takes their mail for exactly those addresses, each token reads its own', { skip }, async () => {
+    const { a, b } = nodes;
+    assert.equal((await adminRequest(a, '/api/admin/domains', { method: 'POST', body: { domain: 'wild.test', subdomains: true } })).status, 201);
+    await until('B gives addresses at wild.test', async () => (await newAddress(b, { domain: 'wild.test' })).status === 200);
+    const one = await createAddress(b, { name: 'one', domain: 'wild.test' });
+    const two = await createAddress(b, { name: 'two', domain: 'wild.test' });
+    const label = /^one@([a-z][a-z0-9]{3,5})\.wild\.test$/.exec(one.address)?.[1];
+    assert.ok(label, `a random one-label subdomain: ${one.address}`);
+    assert.equal(await rcptCode(a, one.address), 250, 'A takes mail for the address made on B');
+    assert.equal(await rcptCode(a, `nobody@${label}.wild.test`), 550, "another name at the same label");
+    assert.equal(await rcptCode(a, `one@x.${label}.wild.test`), 550, 'two labels');
+    await sendMail(a.smtpPort, { to: [one.address], message: message({ Subject: 'to one' }, 'hi') });
+    const mails = async (node: TestServer, jwt: string) => ((await request(node.httpUrl, '/api/mails?limit=10&offset=0', { jwt })).json as { count: number }).count;
+    assert.equal(await mails(b, one.jwt), 1, 'read through B with its token');
+    assert.equal(await mails(a, two.jwt), 0, "the other address's token reads nothing of it");
+  });
+});
