@@ -166,9 +166,13 @@ describe('deploy/grafana/temp-inbox.json in a real Prometheus', { skip: promethe
     server = await startTestServer({ METRICS_TOKEN: TOKEN });
     const target = new URL(server.httpUrl).host;
     prometheus = await startPrometheus({ targets: [target], token: TOKEN });
-    /** Until Prometheus answers `expr` with a series (it scrapes every second). */
+    /** Until Prometheus answers `expr` with a series (it scrapes every second); a scrape that never works fails in 60 s, not never. */
     const until = async (expr: string) => {
-      while (((await prometheus.query(expr)).data?.result.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 250));
+      const end = Date.now() + 60_000;
+      for (let answer = await prometheus.query(expr); (answer.data?.result.length ?? 0) === 0; answer = await prometheus.query(expr)) {
+        if (Date.now() > end) assert.fail(`Prometheus had no series for ${expr} within 60 s: ${JSON.stringify(answer)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
     };
     // A first scrape before the traffic, so that its rates are seen to rise.
     await until('temp_inbox_mails_stored_total');
