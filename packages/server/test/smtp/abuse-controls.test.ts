@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { createAddress, DOMAIN, request, SmtpClient, startTestServer, testClock, type TestServer } from '../helpers/harness.js';
+import { REFUSAL_FLUSH_MS } from '../../src/mail/refusal-counts.js';
 import { ADMIN_TOKEN, adminRequest } from '../helpers/admin.js';
 import { twoNodes } from '../helpers/nodes.js';
 import { skipUnless } from '../helpers/services.js';
@@ -312,5 +313,16 @@ describe('abuse controls on two PostgreSQL nodes sharing Redis', async () => {
     assert.equal(r.totals['blocked'], 1);
     assert.deepEqual(r.hours.filter((h) => h.reason === 'sender_domain_rate').map((h) => [h.recipientDomain, h.count]), [[null, 2]]);
     assert.deepEqual((await refusals(nodes.b)).totals, r.totals);
+  });
+
+  it("another node's refusals reach a node's read without a read on that node: each node writes its counts every REFUSAL_FLUSH_MS", { skip }, async () => {
+    const before = (await refusals(nodes.a)).totals['unknown_recipient']!;
+    assert.equal((await send(nodes.b, 'x@c.example', `nobody-else@${DOMAIN}`)).code, 550);
+    // Only node a is read from here on: the count comes with b's timed write, not with a read on b.
+    const end = Date.now() + 4 * REFUSAL_FLUSH_MS;
+    while ((await refusals(nodes.a)).totals['unknown_recipient'] !== before + 1) {
+      assert.ok(Date.now() < end, `node b's refusal not written within ${4 * REFUSAL_FLUSH_MS} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   });
 });
