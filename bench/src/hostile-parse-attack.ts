@@ -23,6 +23,7 @@ import { sleep, startChild, waitForOutput } from './lib/procs.js';
 import { verdict, type Row } from './lib/report.js';
 import { blast, SmtpConnection } from './lib/smtp-client.js';
 import { fmt, percentile, round } from './lib/stats.js';
+import { isMain, runAlone } from './lib/run-alone.js';
 
 const DELAY_P99_TARGET_MS = 50;
 const HEALTH_TARGET_MS = 1000;
@@ -270,18 +271,4 @@ export async function parseAttack(quick: boolean, log: (m: string) => void): Pro
 }
 
 // Run alone: node --import tsx bench/src/hostile-parse-attack.ts [--quick]
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { table } = await import('./lib/report.js');
-  const { stopAllChildren, removeAllTempDirs } = await import('./lib/procs.js');
-  try {
-    const out = await parseAttack(process.argv.includes('--quick'), (m) => process.stdout.write(`hostile: ${m}\n`));
-    process.stdout.write(`\n${table(out.rows)}\n`);
-  } catch (err) {
-    process.stderr.write(`hostile: CRASHED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  } finally {
-    await stopAllChildren();
-    removeAllTempDirs();
-  }
-  process.exit(process.exitCode ?? 0);
-}
+if (isMain(import.meta.url)) await runAlone('hostile', parseAttack);

@@ -27,6 +27,7 @@ import { fmt, MB, round } from './lib/stats.js';
 import { parseAttack } from './hostile-parse-attack.js';
 import { parseAndSearch } from './hostile-parse-search.js';
 import { unreadAnswers } from './hostile-readers.js';
+import { isMain, runAlone } from './lib/run-alone.js';
 
 const HEALTH_TARGET_MS = 1000;
 const RSS_GROWTH_TARGET = 300 * MB;
@@ -327,19 +328,4 @@ export const hostile: Bench = async (ctx) => {
 };
 
 // Run alone: node --import tsx bench/src/hostile.ts [--quick]
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { table } = await import('./lib/report.js');
-  const { stopAllChildren, removeAllTempDirs } = await import('./lib/procs.js');
-  try {
-    const out = await hostile({ quick: process.argv.includes('--quick'), log: (m) => process.stdout.write(`hostile: ${m}\n`) });
-    process.stdout.write(`\n${table(out.rows)}\n`);
-  } catch (err) {
-    process.stderr.write(`hostile: CRASHED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  } finally {
-    await stopAllChildren();
-    removeAllTempDirs();
-  }
-  // Keep-alive sockets to a stopped server must not hold the process open.
-  process.exit(process.exitCode ?? 0);
-}
+if (isMain(import.meta.url)) await runAlone('hostile', (quick, log) => hostile({ quick, log }));

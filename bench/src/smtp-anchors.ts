@@ -21,6 +21,7 @@ import { verdict, type Bench, type Row } from './lib/report.js';
 import { blast } from './lib/smtp-client.js';
 import { fmt, median, round } from './lib/stats.js';
 import { startTempInbox, type TempInbox } from './lib/temp-inbox.js';
+import { isMain, runAlone } from './lib/run-alone.js';
 
 const MESSAGE_BYTES = 3 * 1024;
 const ADDRESSES = 10;
@@ -139,18 +140,4 @@ export const smtpAnchors: Bench = async (ctx) => {
 };
 
 // Run alone: node --import tsx bench/src/smtp-anchors.ts [--quick]
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { table } = await import('./lib/report.js');
-  const { stopAllChildren, removeAllTempDirs } = await import('./lib/procs.js');
-  try {
-    const out = await smtpAnchors({ quick: process.argv.includes('--quick'), log: (m) => process.stdout.write(`smtp-anchors: ${m}\n`) });
-    process.stdout.write(`\n${table(out.rows)}\n`);
-  } catch (err) {
-    process.stderr.write(`smtp-anchors: CRASHED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  } finally {
-    await stopAllChildren();
-    removeAllTempDirs();
-  }
-  process.exit(process.exitCode ?? 0);
-}
+if (isMain(import.meta.url)) await runAlone('smtp-anchors', (quick, log) => smtpAnchors({ quick, log }));

@@ -7,6 +7,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import { sinkOptions } from './sink-options.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: durable-sink.ts <data directory>');
@@ -37,18 +38,8 @@ function append(bytes: Buffer, done: (err: Error | null) => void): void {
   if (!syncing) void commit();
 }
 
-const server = new SMTPServer({
-  name: 'durable-sink.bench',
-  banner: 'durable sink',
-  size: 10 * 1024 * 1024,
-  authOptional: true,
-  disabledCommands: ['AUTH', 'STARTTLS'],
-  hideENHANCEDSTATUSCODES: false,
-  hideDSN: true,
-  disableReverseLookup: true,
-  logger: false,
-  socketTimeout: 60_000,
-  onData(stream, _session, callback) {
+const server = new SMTPServer(
+  sinkOptions('durable-sink.bench', 'durable sink', (stream, _session, callback) => {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
@@ -57,8 +48,8 @@ const server = new SMTPServer({
       const head = Buffer.from(`${body.length}\n`);
       append(Buffer.concat([head, body]), (err) => (err ? callback(err) : callback(null, 'Ok: on disk')));
     });
-  },
-});
+  }),
+);
 server.on('error', () => undefined);
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`READY ${(server.server.address() as { port: number }).port}\n`);
