@@ -170,7 +170,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
 function serverSettings(opts: SmtpOptions, auth: boolean, tls: { cert: Buffer; key: Buffer } | undefined): SMTPServerOptions {
   return {
     name: opts.hostname,
-    banner: 'temp-inbox ESMTP, receive only',
+    // smtp-server puts "ESMTP" before the banner itself: "220 <host> ESMTP temp-inbox, receive only".
+    banner: 'temp-inbox, receive only',
     size: opts.maxMessageBytes,
     // Without this smtp-server leaves oversize to onData, whose 552 it maps to 5.2.2;
     // with it, it answers 552 5.3.4 itself (RFC 3463).
