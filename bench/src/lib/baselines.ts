@@ -1,8 +1,8 @@
 // The comparison servers, each in its own process.
 import { join } from 'node:path';
 import { CHILDREN_DIR, MAILDEV_BIN } from './paths.js';
-import { freePort, makeTempDir, removeTempDir, sleep, startChild, waitForOutput, type Child } from './procs.js';
-import { SmtpConnection } from './smtp-client.js';
+import { freePort, makeTempDir, removeTempDir, startChild, waitForOutput, type Child } from './procs.js';
+import { untilGreets } from './smtp-client.js';
 
 export interface Baseline {
   child: Child;
@@ -58,16 +58,7 @@ export async function startMailDev(): Promise<Baseline & { webPort: number }> {
   try {
     await waitForOutput(child, /Press Ctrl\+C to stop|SMTP Server/, 60_000);
     // Ready when it greets over SMTP.
-    for (let i = 0; ; i++) {
-      try {
-        const c = await SmtpConnection.open(port);
-        await c.close();
-        break;
-      } catch (err) {
-        if (i > 100) throw err;
-        await sleep(100);
-      }
-    }
+    await untilGreets(port, 100, 100, 'MailDev');
   } catch (err) {
     await child.stop();
     throw err;

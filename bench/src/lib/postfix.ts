@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, makeTempDir, onExit, removeTempDir, sleep } from './procs.js';
-import { SmtpConnection } from './smtp-client.js';
+import { untilGreets } from './smtp-client.js';
 
 export const POSTFIX_BIN = '/usr/sbin/postfix';
 
@@ -176,16 +176,7 @@ export async function startPostfix(domain: string): Promise<Postfix> {
     postfix('check');
     started = true;
     postfix('start');
-    for (let i = 0; ; i++) {
-      try {
-        const c = await SmtpConnection.open(port);
-        await c.close();
-        break;
-      } catch (err) {
-        if (i > 200) throw new Error(`Postfix did not greet on ${port}: ${(err as Error).message}`);
-        await sleep(50);
-      }
-    }
+    await untilGreets(port, 200, 50, 'Postfix');
   } catch (err) {
     let log = '';
     try {

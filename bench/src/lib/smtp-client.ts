@@ -185,3 +185,18 @@ export async function blast(opts: BlastOptions): Promise<BlastResult> {
     await Promise.all(conns.map((c) => c.close().catch(() => c.destroy())));
   }
 }
+
+/** Resolves once a server greets on `port` (a connection opened and closed), polling every `everyMs`; throws after `attempts`. */
+export async function untilGreets(port: number, attempts: number, everyMs: number, what: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      const c = await SmtpConnection.open(port);
+      await c.close();
+      return;
+    } catch (err) {
+      if (i >= attempts) throw new Error(`${what} did not greet on ${port}: ${(err as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  }
+}
+
