@@ -41,14 +41,14 @@ export const FEATURE_VARIABLES: VariableSpec[] = [
     name: 'ATTACHMENT_REFUSED_EXTENSIONS',
     default: DEFAULT_REFUSED_EXTENSIONS.join(','),
     accepts: 'comma-separated extensions (without the dot), or none',
-    description: 'A message with an attachment whose file name ends in one of these is refused whole at SMTP DATA with 554 5.7.1 (none: no file name is refused).',
+    description: 'A message with an attachment whose file name ends in one of these is refused whole at SMTP DATA with 552 5.7.0 (none: no file name is refused).',
     set: (c, r) => (c.mail.attachmentRefusedExtensions = extensions(r)),
   },
   {
     name: 'ATTACHMENT_REFUSE_EXECUTABLES',
     default: 'true',
     accepts: 'true or false',
-    description: 'Refuse at SMTP DATA (554 5.7.1) a message with an attachment whose decoded bytes begin as a Windows (PE, "MZ") or Linux (ELF) program does, whatever its name.',
+    description: 'Refuse at SMTP DATA (552 5.7.0) a message with an attachment whose decoded bytes begin as a Windows (PE, "MZ") or Linux (ELF) program does, whatever its name.',
     set: (c, r) => (c.mail.attachmentRefuseExecutables = bool(r)),
   },
   { name: 'MAIL_TTL', default: '7d', accepts: 'duration (s, m, h, d)', description: 'Mail older than this is purged.', set: (c, r) => (c.mail.mailTtlMs = duration(r)) },
@@ -153,7 +153,7 @@ export const FEATURE_VARIABLES: VariableSpec[] = [
     name: 'ABUSE_CONTACT',
     default: '(none)',
     accepts: 'an email address or an http(s) URL',
-    description: "Where abuse is reported: shown in the web UI's footer and appended to SMTP's policy refusals (550 and 554 5.7.1: \"report abuse to ...\"). Unset: shown nowhere.",
+    description: "Where abuse is reported: shown in the web UI's footer and appended to SMTP's policy refusals (550 5.7.1, 552 5.7.0 and 554 5.7.1: \"report abuse to ...\"). Unset: shown nowhere.",
     set: (c, r) => {
       const contact = r === '' ? undefined : checkAbuseContact(r);
       if (r !== '' && contact === undefined) throw new ConfigError(`an email address or an http(s) URL of at most ${MAX_ABUSE_CONTACT_CHARS} printable characters without spaces`);

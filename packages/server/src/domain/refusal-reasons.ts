@@ -7,7 +7,7 @@ export const REFUSAL_REASONS = [
   'sender_domain_rate',
   /** An attachment over ATTACHMENT_MAX_BYTES (552 5.3.4 at DATA). */
   'attachment_size',
-  /** A refused attachment extension or executable content (554 5.7.1 at DATA). */
+  /** A refused attachment extension or executable content (552 5.7.0 at DATA). */
   'attachment_type',
   /** A spam score at or over SPAM_REFUSE_SCORE (554 5.7.1 at DATA). */
   'spam_score',

@@ -20,7 +20,7 @@ export type AttachmentRefusalReason = 'size' | 'extension' | 'content';
 
 export { DEFAULT_REFUSED_EXTENSIONS } from '../domain/attachment-types.js';
 
-/** A message refused by the policy; the SMTP side answers 552 5.3.4 (size) or 554 5.7.1 (type) with its message. */
+/** A message refused by the policy; the SMTP side answers 552 5.3.4 (size) or 552 5.7.0 (type) with its message. */
 export class AttachmentRefusedError extends AppError {
   constructor(
     readonly reason: AttachmentRefusalReason,

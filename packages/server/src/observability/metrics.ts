@@ -4,7 +4,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { REFUSAL_REASONS, type RefusalReason } from '../domain/refusal-reasons.js';
 
-/** refused: by the attachment policy (552 or 554). deferred: answered 4xx by a limit (the in-flight budget or the client's share of it, bytes per client and window or day, the minimum DATA rate). */
+/** refused: by the attachment policy (552) or for a spam score (554). deferred: answered 4xx by a limit (the in-flight budget or the client's share of it, bytes per client and window or day, the minimum DATA rate). */
 export type SmtpOutcome = 'stored' | 'too_large' | 'failed' | 'deferred' | 'refused';
 
 /**
@@ -20,7 +20,7 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** One SMTP DATA: stored (and how many copies), refused as too large, or failed. */
   smtpMessage(outcome: SmtpOutcome, copies?: number): void;
-  /** One message refused at DATA by the attachment policy (552 5.3.4 or 554 5.7.1), by why. */
+  /** One message refused at DATA by the attachment policy (552 5.3.4 or 552 5.7.0), by why. */
   smtpAttachmentRefused(reason: 'size' | 'extension' | 'content'): void;
   /** One RCPT refused with 550 (no such mailbox). */
   smtpRecipientRefused(): void;
@@ -60,7 +60,7 @@ export function createMetrics(storeKind: string): Metrics {
   });
   const messages = new Counter({
     name: 'temp_inbox_smtp_messages_total',
-    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 or 421 from a limit), refused (552 or 554 by the attachment policy).',
+    help: 'SMTP messages by outcome: stored (250), too_large (552), failed (451), deferred (452 or 421 from a limit), refused (552 by the attachment policy, 554 for a spam score).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });

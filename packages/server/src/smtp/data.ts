@@ -157,7 +157,7 @@ function storeMessage(
         metrics?.smtpAttachmentRefused(err.reason);
         log.info({ session: session.id, remote: session.remoteAddress, reason: err.reason }, 'SMTP message refused by the attachment policy');
         countRefusal(err.reason === 'size' ? 'attachment_size' : 'attachment_type');
-        return finish(err.reason === 'size' ? reply(552, '5.3.4', err.message) : reply(554, '5.7.1', withAbuseContact(err.message, opts.abuseContact)));
+        return finish(err.reason === 'size' ? reply(552, '5.3.4', err.message) : reply(552, '5.7.0', withAbuseContact(err.message, opts.abuseContact)));
       }
       // Permanent too: the same message scores the same (docs/operating.md "Abuse controls").
       if (err instanceof SpamRefusedError) {

@@ -19,7 +19,7 @@ export interface SmtpOptions extends SmtpConfig {
   storage?: StorageGate | undefined;
   /** The logins SMTP AUTH is offered for, in sink mode (auth.ts); absent: AUTH is never offered. */
   login?: SmtpLogin | undefined;
-  /** ABUSE_CONTACT: named in the policy refusals' texts (550 and 554 5.7.1); absent: none. */
+  /** ABUSE_CONTACT: named in the policy refusals' texts (550 5.7.1, 552 5.7.0, 554 5.7.1); absent: none. */
   abuseContact?: string | undefined;
   /** Counts each refusal by reason (mail/refusal-counts.ts); absent: none is counted. */
   countRefusal?: CountRefusal | undefined;

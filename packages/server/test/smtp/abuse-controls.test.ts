@@ -141,15 +141,15 @@ describe('abuse controls on SQLite: SENDER_DOMAIN_RATE_LIMIT=2/60, ABUSE_CONTACT
     assert.equal((await refusals(server)).totals['blocked'], 1);
   });
 
-  it('the attachment policy: a refused extension and a program by its content are 554 5.7.1 with the abuse contact, a size 552 without; each counted with the recipient domain', async () => {
+  it('the attachment policy: a refused extension and a program by its content are 552 5.7.0 with the abuse contact, a size 552 5.3.4 without; each counted with the recipient domain', async () => {
     assert.equal((await send(server, 'a@files1.example', inbox.address, withAttachment('notes.txt', Buffer.from('plain words')))).code, 250);
     const type = await send(server, 'a@files2.example', inbox.address, withAttachment('setup.exe', Buffer.from('plain words')));
-    assert.equal(type.code, 554, type.text);
-    assert.match(type.text, new RegExp(`^554 5\\.7\\.1 Message refused: attachment "setup\\.exe" is of a type this server does not accept \\(\\.exe\\); report abuse to ${CONTACT}\\r\\n$`));
+    assert.equal(type.code, 552, type.text);
+    assert.match(type.text, new RegExp(`^552 5\\.7\\.0 Message refused: attachment "setup\\.exe" is of a type this server does not accept \\(\\.exe\\); report abuse to ${CONTACT}\\r\\n$`));
     // A Windows program by its content, whatever its name (ATTACHMENT_REFUSE_EXECUTABLES, on by default).
     const program = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(62, 0)]);
     const pe = await send(server, 'a@files4.example', inbox.address, withAttachment('invoice.pdf', program));
-    assert.equal(pe.text, `554 5.7.1 Message refused: attachment "invoice.pdf" is a Windows program (PE), which this server does not accept; report abuse to ${CONTACT}\r\n`);
+    assert.equal(pe.text, `552 5.7.0 Message refused: attachment "invoice.pdf" is a Windows program (PE), which this server does not accept; report abuse to ${CONTACT}\r\n`);
     const size = await send(server, 'b@files3.example', inbox.address, withAttachment('big.bin', Buffer.alloc(1001, 1)));
     assert.equal(size.text, '552 5.3.4 Message refused: attachment "big.bin" is 1001 bytes, over this server\'s limit of 1000 bytes per attachment\r\n');
     const m = await metricCounts(server);
