@@ -90,7 +90,9 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
   // Closed before the dispatcher and the parser: the reports under way finish first.
   if (arrivals) deps.onStop(() => arrivals.close());
   const m = config.mail;
-  const refusals = createRefusalCounts({ store, metrics, logger, now });
+  // The domain pool is the database's, so every node follows its changes (server.ts seeds it).
+  const pool = createDomainPool(store, { selection: m.domainSelection, retireGraceMs: m.domainRetireGraceMs, logger, now });
+  const refusals = createRefusalCounts({ store, metrics, logger, now, countedUnder: (domain) => pool.poolDomainOf(domain) });
   // Added after the SMTP receiver is (it is stopped first): its last refusals are written before the store closes.
   deps.onStop(() => refusals.close());
   const spamCheck = spamRefusal(config.report, logger);
@@ -106,8 +108,7 @@ export function buildMail(config: Pick<Config, 'mail' | 'parse' | 'mailAuth' | '
     store,
     tokens: createTokens(deps.jwtSecret),
     names: { customNames: m.customNames, blocklist: new Set(m.nameBlocklist.map(foldName)) },
-    // The domain pool is the database's, so every node follows its changes (server.ts seeds it).
-    pool: createDomainPool(store, { selection: m.domainSelection, retireGraceMs: m.domainRetireGraceMs, logger, now }),
+    pool,
     mailTtlMs: m.mailTtlMs,
     addressTtlMs: m.addressTtlMs,
     tombstones: createTombstones(deps.jwtSecret, m.addressTombstoneTtlMs),

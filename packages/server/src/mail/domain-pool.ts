@@ -49,10 +49,15 @@ export interface DomainPool {
   add(domain: unknown, subdomains: boolean): Promise<PoolDomainRecord>;
   update(domain: string, change: { state?: PoolDomainState | undefined; subdomains?: boolean | undefined }): Promise<PoolDomainRecord>;
   remove(domain: string): Promise<void>;
+  /**
+   * The pool domain `domain` is, or is under at any depth, in the pool as last read (no wait);
+   * undefined for a domain outside the pool. What a refusal is counted under.
+   */
+  poolDomainOf(domain: string): string | undefined;
 }
 
 export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions): DomainPool {
-  const { fresh, reload } = followList<PoolDomainRecord[]>({
+  const { fresh, reload, current } = followList<PoolDomainRecord[]>({
     version: () => store.poolVersion(),
     read: () => store.listPoolDomains(),
     initial: [],
@@ -121,6 +126,13 @@ export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions
     async remove(domain) {
       if (!(await store.deletePoolDomain(domain.toLowerCase()))) throw notFound(`The pool has no domain ${domain}.`);
       await changed(undefined);
+    },
+    poolDomainOf(domain) {
+      let under: string | undefined;
+      for (const { domain: d } of current()) {
+        if ((domain === d || domain.endsWith(`.${d}`)) && d.length > (under?.length ?? 0)) under = d;
+      }
+      return under;
     },
   };
 }

@@ -42,6 +42,13 @@ export interface RefusalCountsOptions {
   logger?: Logger | undefined;
   now: () => number;
   flushMs?: number;
+  /**
+   * The pool domain a recipient domain is counted under (a subdomain under its pool domain);
+   * undefined: under OTHER_DOMAINS, so that probes of invented domains and random labels
+   * cannot fill an hour's MAX_DOMAINS_PER_HOUR and push the pool's own refusals out.
+   * Absent: every domain is counted as it is, up to that bound.
+   */
+  countedUnder?: ((domain: string) => string | undefined) | undefined;
 }
 
 /** The recipient domain as counted: lower-cased, without a trailing dot; '' for none. */
@@ -70,7 +77,8 @@ export function createRefusalCounts(opts: RefusalCountsOptions): RefusalCounts {
       domainsHour = hour;
       domains.clear();
     }
-    const d = countedDomain(raw);
+    const named = countedDomain(raw);
+    const d = named === '' || named === OTHER_DOMAINS || !opts.countedUnder ? named : (opts.countedUnder(named) ?? OTHER_DOMAINS);
     if (d === '' || domains.has(d)) return d;
     if (domains.size >= MAX_DOMAINS_PER_HOUR) return OTHER_DOMAINS;
     domains.add(d);

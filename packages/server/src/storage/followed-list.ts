@@ -25,6 +25,8 @@ export interface FollowedList<T> {
   fresh(): Promise<T>;
   /** Reads the list again (after a change made through this node); resolves once uses see it. */
   reload(): Promise<void>;
+  /** The list as last read, without asking the database (for a caller that must not wait). */
+  current(): T;
 }
 
 export function followList<T>(opts: FollowedListOptions<T>): FollowedList<T> {
@@ -75,5 +77,6 @@ export function followList<T>(opts: FollowedListOptions<T>): FollowedList<T> {
       return value;
     },
     reload: loadAfter,
+    current: () => value,
   };
 }
