@@ -43,6 +43,10 @@ export const toSummary = (r: MailRow): MailSummary => ({
 
 export type MailReads = Pick<MailStore, 'listMails' | 'getMail' | 'openMail' | 'openAttachment' | 'getAttachment' | 'addressUsage'>;
 
+const LIVE = 'FROM mails WHERE address_id = $1 AND deleted_at IS NULL';
+const COUNT = `SELECT count(*) AS n ${LIVE}`;
+// The count is an uncorrelated subquery: PostgreSQL runs it once (an InitPlan), beside the page read through the index.
+const LIST = `SELECT ${MAIL_COLUMNS}, (${COUNT}) AS total ${LIVE} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`;
 const BODY_PART = 'SELECT data FROM body_parts WHERE body_id = $1 AND part = $2';
 const ATTACHMENT_PART = 'SELECT data FROM body_attachment_parts WHERE body_id = $1 AND idx = $2 AND part = $3';
 
@@ -98,15 +102,11 @@ export function postgresMailReads(pool: pg.Pool): MailReads {
     ).rows[0];
   return {
     async listMails(addressId, limit, offset) {
-      const { rows } = await q<MailRow>(pool, `SELECT ${MAIL_COLUMNS} FROM mails WHERE address_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
-        addressId,
-        limit,
-        offset,
-      ]);
-      // The count is only needed past a short first page.
-      let count = rows.length;
-      if (!(offset === 0 && rows.length < limit)) {
-        const res = await q<{ n: string }>(pool, 'SELECT count(*) AS n FROM mails WHERE address_id = $1 AND deleted_at IS NULL', [addressId]);
+      // The page and its count in one statement (one round trip, one snapshot); a page past the end has no row to carry the count.
+      const { rows } = await q<MailRow & { total: string }>(pool, LIST, [addressId, limit, offset]);
+      let count = rows.length === 0 ? 0 : Number(rows[0]!.total);
+      if (rows.length === 0 && offset > 0) {
+        const res = await q<{ n: string }>(pool, COUNT, [addressId]);
         count = Number(res.rows[0]!.n);
       }
       return { results: rows.map(toSummary), count };
