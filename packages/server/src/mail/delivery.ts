@@ -4,7 +4,7 @@
 // handed to the reports on arrival (with SPAM_SCANNER) and the mail announced on the event bus.
 import { randomFillSync } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { MailMetadata, SpamSection } from '@temp-inbox/api';
+import type { SpamSection } from '@temp-inbox/api';
 import type { MailBody, MailEnvelope } from '../storage/store.js';
 import type { VersionedStore } from '../storage/caching-store.js';
 import type { Recipient } from './addresses.js';
@@ -12,6 +12,7 @@ import { refusalOf, type AttachmentPolicy } from './attachment-policy.js';
 import type { EventBus } from './events/events.js';
 import type { MailAuthenticator } from './auth/auth.js';
 import type { MessageParser } from './parse/parse.js';
+import { deliveryMetadata } from './parse/metadata.js';
 import type { MessageBuffer } from './message-buffer.js';
 import { receivedHeader, type ReceivedTrace } from './received.js';
 import { spamRefusalOf, type SpamCheck } from './spam-check.js';
@@ -121,8 +122,8 @@ export function createDelivery(opts: DeliveryOptions): (env: Envelope) => Promis
     const recipients = env.recipients.some((r) => r.pending) ? await Promise.all(env.recipients.map(createPending)) : env.recipients;
     const rows = recipients.map((rcpt, i) => {
       const trace = traceFor(i);
-      // Only `size` (the Received: line) and `delivered_to` differ per copy.
-      const metadata = JSON.stringify({ ...parsed.metadata, size: trace.length + raw.length, delivered_to: rcpt.rcpt, ...(auth ? { auth } : {}) } satisfies MailMetadata);
+      // Only `size` (the Received: line) and `delivered_to` differ per copy: joined to the parse's JSON, not serialised again.
+      const metadata = deliveryMetadata(parsed.metadataJson, trace.length + raw.length, rcpt.rcpt, auth);
       const capture = env.capture;
       const searchText = capture ? `${parsed.searchText}\n${capture.to.join(' ')}` : parsed.searchText;
       return { uuid: uuids[i]!, addressId: rcpt.id, address: rcpt.address, source, messageId, metadata, trace, body, createdAt, searchText, operatorWebhook, ...webhooksDueAt, ...(capture ? { envelope: capture } : {}) };

@@ -3,7 +3,7 @@
 // an inbox's list or event stream large (docs/security.md "Parsing"). Pure: it
 // runs inside the parse worker; parse.ts is the part the server calls.
 import PostalMime, { type Address, type Email } from 'postal-mime';
-import type { AttachmentInfo, Mailbox, MailMetadata } from '@temp-inbox/api';
+import type { AttachmentInfo, MailAuth, Mailbox, MailMetadata } from '@temp-inbox/api';
 import { MAX_AUTH_JSON_BYTES } from '../auth/auth-verdict.js';
 import { extractCodes, extractLinks, htmlToText, makePreview } from './extract.js';
 
@@ -168,6 +168,22 @@ export function buildMetadata(email: Email | undefined, rawSize: number): Stored
 }
 
 const jsonBytes = (m: StoredMetadata) => Buffer.byteLength(JSON.stringify(m));
+
+/**
+ * The JSON of `m` without its `size`, which delivery adds per stored copy with the copy's
+ * recipient and verdicts (deliveryMetadata): the server's thread then joins strings
+ * instead of serialising the metadata again (about 8 µs a mail).
+ */
+export function partialMetadataJson(m: StoredMetadata): string {
+  const { size: _size, ...rest } = m;
+  return JSON.stringify(rest);
+}
+
+/** A stored copy's metadata JSON: the parse's (partialMetadataJson), its size, recipient and verdicts. */
+export function deliveryMetadata(partialJson: string, size: number, deliveredTo: string, auth: MailAuth | undefined): string {
+  const tail = `"size":${size},"delivered_to":${JSON.stringify(deliveredTo)}${auth ? `,"auth":${JSON.stringify(auth)}` : ''}}`;
+  return partialJson === '{}' ? `{${tail}` : `${partialJson.slice(0, -1)},${tail}`;
+}
 
 /** What the parse may fill: the authentication verdicts (auth-verdict.ts), added at delivery, get the rest. */
 const PARSED_METADATA_BYTES = MAX_METADATA_BYTES - MAX_AUTH_JSON_BYTES;

@@ -7,7 +7,7 @@ import { Piscina } from 'piscina';
 import PostalMime, { type Email } from 'postal-mime';
 import { attachmentFacts, NO_ATTACHMENTS, type AttachmentFacts } from './attachment-facts.js';
 import { installConcatBlob } from './concat-blob.js';
-import { buildMetadata, headerTags, parseHeaderBlock, PARSE_OPTIONS } from './metadata.js';
+import { buildMetadata, headerTags, parseHeaderBlock, partialMetadataJson, PARSE_OPTIONS } from './metadata.js';
 import { searchWordsOf } from './search-text.js';
 import { buildView, headersOf, readHeaderBlock } from './parsed-view.js';
 
@@ -37,7 +37,8 @@ export interface WorkerAttachment {
 }
 
 export interface WorkerItem {
-  metadata: ReturnType<typeof buildMetadata>;
+  /** The metadata's JSON without its size (metadata.ts partialMetadataJson): a string crosses to the server's thread cheaper than the object, and is stored as it is. */
+  metadataJson: string;
   fromAddress: string | undefined;
   messageId: string;
   /** Where each listed attachment's bytes are in `contents`. */
@@ -106,7 +107,7 @@ function item(email: Email | undefined, degraded: boolean, contents: Contents, p
   });
   const from = email?.from && !email.from.group ? email.from.address : undefined;
   const facts = pick === undefined && email ? attachmentFacts(email.attachments.map((a) => ({ filename: a.filename, bytes: bytesOf(a.content) }))) : NO_ATTACHMENTS;
-  return { metadata, fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '', tags: headerTags(email), facts };
+  return { metadataJson: partialMetadataJson(metadata), fromAddress: from, messageId: email?.messageId ?? '', attachments, degraded, searchText: pick === undefined ? searchWordsOf(email) : '', tags: headerTags(email), facts };
 }
 
 /** Parses one message; past a limit (nesting, header bytes) or unparseable, its header block alone describes it. */

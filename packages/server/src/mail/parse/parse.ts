@@ -101,7 +101,11 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
     if (full === 'unstarted') return nothing();
     const head = await run({ op: 'headers' }, raw.subarray(0, HEADER_BLOCK_BYTES), HEADERS_TIMEOUT_MS, { client: seat.client });
     if (typeof head !== 'object') return nothing();
-    return { ...parsedOf(head, head.items[0]!), attachments: [], degraded: true };
+    // Not spread: that would read the metadata getter (a JSON parse) for nothing.
+    const parsed = parsedOf(head, head.items[0]!);
+    parsed.attachments = [];
+    parsed.degraded = true;
+    return parsed;
   }
 
   const parseBatched = createBatchParser({ runner, threads, timeoutMs, maxWaitMs, parseAlone });

@@ -2,7 +2,7 @@
 // worker's answer, or, when nothing could be read, a message described by nothing.
 import type { MailMetadata } from '@temp-inbox/api';
 import { NO_ATTACHMENTS, type AttachmentFacts } from './attachment-facts.js';
-import { buildMetadata } from './metadata.js';
+import { buildMetadata, partialMetadataJson } from './metadata.js';
 import type { WorkerItem, WorkerResult } from './parse-worker.js';
 
 export interface ParsedAttachment {
@@ -12,8 +12,10 @@ export interface ParsedAttachment {
 }
 
 export interface ParsedMessage {
-  /** Metadata of the message, every field bounded; `size` is 0 (the caller sets it per stored copy). */
-  metadata: MailMetadata;
+  /** Metadata of the message, every field bounded; `size` is 0 (the caller sets it per stored copy). Read from metadataJson when asked for. */
+  readonly metadata: MailMetadata;
+  /** The same metadata's JSON without `size` (metadata.ts partialMetadataJson), which delivery completes per stored copy (deliveryMetadata). */
+  metadataJson: string;
   /** The From: address when it is a single mailbox (not a group). */
   fromAddress: string | undefined;
   /** Message-ID header including angle brackets, or ''. */
@@ -30,9 +32,17 @@ export interface ParsedMessage {
   facts: AttachmentFacts;
 }
 
+/** The metadata object of a partial JSON (delivery never needs it; tests and tools do). */
+function metadataOf(json: string): MailMetadata {
+  return { ...(JSON.parse(json) as Omit<MailMetadata, 'size'>), size: 0 };
+}
+
 export function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
   return {
-    metadata: it.metadata,
+    get metadata() {
+      return metadataOf(it.metadataJson);
+    },
+    metadataJson: it.metadataJson,
     fromAddress: it.fromAddress,
     messageId: it.messageId,
     attachments: it.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(r.contents, a.offset, a.length) })),
@@ -45,5 +55,6 @@ export function parsedOf(r: WorkerResult, it: WorkerItem): ParsedMessage {
 
 /** Metadata of a message nothing could be read from. */
 export function nothing(): ParsedMessage {
-  return { metadata: buildMetadata(undefined, 0), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '', tags: [], facts: NO_ATTACHMENTS };
+  const metadata = buildMetadata(undefined, 0);
+  return { metadata, metadataJson: partialMetadataJson(metadata), fromAddress: undefined, messageId: '', attachments: [], degraded: true, searchText: '', tags: [], facts: NO_ATTACHMENTS };
 }
