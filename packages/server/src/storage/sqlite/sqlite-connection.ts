@@ -63,8 +63,13 @@ export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL
   db.pragma('cache_size = -4096');
   const walSync = full ? createWalSync(`${file}-wal`) : undefined;
   const durable = (): Promise<void> => walSync?.sync() ?? Promise.resolve();
+  // Each write in a transaction of its own (a savepoint inside one already open): a
+  // statement with RETURNING read by .get() commits when better-sqlite3 resets it, which
+  // ignores what the reset says, so on a full disk the row came back while its commit had
+  // failed; an explicit COMMIT throws instead.
+  const inTransaction = <T>(write: () => T): T => db.transaction(write)();
   const afterSync: SqliteWrite = async (write) => {
-    const value = await unlessBusy(write);
+    const value = await unlessBusy(() => inTransaction(write));
     await durable();
     return value;
   };
