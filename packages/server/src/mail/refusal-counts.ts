@@ -6,11 +6,12 @@
 import type { Logger } from 'pino';
 import { REFUSAL_REASONS, type RefusalReason } from '../domain/refusal-reasons.js';
 import type { Metrics } from '../observability/metrics.js';
+import { HOUR_MS } from '../storage/domain-counts.js';
 import type { RefusalCount, RefusalStore } from '../storage/store.js';
 
 export { REFUSAL_REASONS, type RefusalReason } from '../domain/refusal-reasons.js';
 
-export const HOUR_MS = 3_600_000;
+export { HOUR_MS };
 /** How long hourly counts are kept: the retention sweep prunes older ones (GET /api/admin/refusals reads at most 31 days). */
 export const REFUSALS_KEPT_MS = 31 * 24 * HOUR_MS;
 /** How often the counts in memory are written. */
@@ -58,11 +59,8 @@ export function countedDomain(domain: string | undefined): string {
   return d.length > MAX_DOMAIN_CHARS ? OTHER_DOMAINS : d;
 }
 
-/** The domain of an address (the part after its last @), or undefined. */
-export function domainOf(address: string | undefined): string | undefined {
-  const at = address ? address.lastIndexOf('@') : -1;
-  return at < 0 ? undefined : address!.slice(at + 1);
-}
+/** The lower-cased domain of an address ('' when it has none), as the delivery counts count it. */
+export { domainOf } from '../storage/domain-counts.js';
 
 export function createRefusalCounts(opts: RefusalCountsOptions): RefusalCounts {
   const { store, metrics, logger, now } = opts;

@@ -23,7 +23,7 @@ export function dataHook(ctx: HookContext): NonNullable<SMTPServerOptions['onDat
   const trusted = clients.trusted;
   return (stream, session, callback) => {
   const s = stateOf(session);
-  const countRefusal = (reason: Parameters<HookContext['countRefusal']>[0]) => ctx.countRefusal(reason, domainOf(session.envelope.rcptTo[0]?.address));
+  const countRefusal = (reason: Parameters<HookContext['countRefusal']>[0]) => ctx.countRefusal(reason, domainOf(session.envelope.rcptTo[0]?.address ?? ''));
   const client = clientKey(session.remoteAddress);
   const claim = budget.claim(trusted(session.remoteAddress) ? undefined : client);
   s.claim = claim;
