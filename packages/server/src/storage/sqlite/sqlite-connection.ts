@@ -67,7 +67,8 @@ export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL
   // statement with RETURNING read by .get() commits when better-sqlite3 resets it, which
   // ignores what the reset says, so on a full disk the row came back while its commit had
   // failed; an explicit COMMIT throws instead.
-  const inTransaction = <T>(write: () => T): T => db.transaction(write)();
+  const transaction = db.transaction((write: () => unknown) => write());
+  const inTransaction = <T>(write: () => T): T => transaction(write) as T;
   const afterSync: SqliteWrite = async (write) => {
     const value = await unlessBusy(() => inTransaction(write));
     await durable();
