@@ -262,9 +262,9 @@ export class SmtpClient {
   }
 }
 
-/** A session that has said EHLO, MAIL FROM `from` ('' for the null sender), RCPT TO `to` and DATA (354): the message comes next. */
-export async function openData(port: number, to: string, from = 's@example.org'): Promise<SmtpClient> {
-  const smtp = await SmtpClient.connect(port);
+/** A session (from `localAddress`, a loopback address, when given) that has said EHLO, MAIL FROM `from` ('' for the null sender), RCPT TO `to` and DATA (354): the message comes next. */
+export async function openData(port: number, to: string, from = 's@example.org', localAddress?: string): Promise<SmtpClient> {
+  const smtp = await SmtpClient.connect(port, '127.0.0.1', localAddress);
   await smtp.script([
     ['EHLO client.test', 250],
     [`MAIL FROM:<${from}>`, 250],

@@ -10,23 +10,11 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_FILE } from '../../src/storage/index.js';
-import { client, createAddress, SmtpClient, serversStoppedAfter, startTestServer } from '../helpers/harness.js';
+import { client, createAddress, openData, SmtpClient, serversStoppedAfter, startTestServer } from '../helpers/harness.js';
 import { REDIS_URL, skipUnless } from '../helpers/services.js';
 
 const start = serversStoppedAfter();
 const redisSkip = await skipUnless('redis');
-
-/** EHLO, MAIL FROM, RCPT TO and DATA from `from` (a loopback address): the message comes next. */
-async function dataFrom(port: number, from: string, to: string): Promise<SmtpClient> {
-  const smtp = await SmtpClient.connect(port, '127.0.0.1', from);
-  await smtp.script([
-    ['EHLO client.test', 250],
-    ['MAIL FROM:<s@example.org>', 250],
-    [`RCPT TO:<${to}>`, 250],
-    ['DATA', 354],
-  ]);
-  return smtp;
-}
 
 /** Repeats MAIL FROM (with RSET between) from one session until its reply matches, or gives the last reply. */
 async function mailFromUntil(smtp: SmtpClient, want: RegExp, tries = 100): Promise<string> {
@@ -98,7 +86,7 @@ describe('smtp: a client holds at most its share of the in-flight budget', () =>
       assert.match(await mailFromUntil(probe, /^452 /), /^452 4\.7\.0 Too much mail in progress from your address/);
       await probe.quit();
     }
-    const third = await dataFrom(server.smtpPort, '127.0.0.4', address);
+    const third = await openData(server.smtpPort, address, undefined, '127.0.0.4');
     const r = await third.data(`Subject: from a third client\r\n\r\n${'t'.repeat(300_000)}\r\n`);
     assert.equal(r.code, 250, r.text);
     assert.equal(await mailCount(server, jwt), 1);
@@ -112,7 +100,7 @@ describe('smtp: the slowest DATA transfer kept', () => {
   it('a transfer below SMTP_DATA_MIN_RATE over a window is ended with 421 4.4.2 and closed; nothing is stored', async () => {
     const server = await start({ SMTP_DATA_MIN_RATE: '1000', SMTP_DATA_RATE_WINDOW: '1s' });
     const { address, jwt } = await createAddress(server);
-    const smtp = await dataFrom(server.smtpPort, '127.0.0.1', address);
+    const smtp = await openData(server.smtpPort, address, undefined, '127.0.0.1');
     smtp.write('Subject: slow\r\n\r\n');
     // Ten bytes a second: a byte now and then that keeps the socket from idling out.
     const drip = setInterval(() => smtp.write('z'), 100);
@@ -131,7 +119,7 @@ describe('smtp: the slowest DATA transfer kept', () => {
   it('a transfer above the rate, with pauses shorter than the window, is stored', async () => {
     const server = await start({ SMTP_DATA_MIN_RATE: '1000', SMTP_DATA_RATE_WINDOW: '2s' });
     const { address, jwt } = await createAddress(server);
-    const smtp = await dataFrom(server.smtpPort, '127.0.0.1', address);
+    const smtp = await openData(server.smtpPort, address, undefined, '127.0.0.1');
     smtp.write('Subject: paced\r\n\r\n');
     // 4,000 bytes every 500 ms for five seconds: 8,000 bytes a second, twice the window's need at the least.
     for (let i = 0; i < 10; i++) {
@@ -147,7 +135,7 @@ describe('smtp: the slowest DATA transfer kept', () => {
   it('the time a message takes to be stored after its last byte is no slow transfer', async () => {
     const server = await start({ SMTP_DATA_MIN_RATE: '1000', SMTP_DATA_RATE_WINDOW: '300ms' });
     const { address, jwt } = await createAddress(server);
-    const smtp = await dataFrom(server.smtpPort, '127.0.0.1', address);
+    const smtp = await openData(server.smtpPort, address, undefined, '127.0.0.1');
     // Another connection holds SQLite's write lock: the delivery waits for it, several windows long.
     const other = new Database(join(server.dataDir, SQLITE_FILE));
     try {
@@ -192,7 +180,7 @@ describe('smtp: SMTP_DAILY_BYTES', () => {
   it('once a client has sent its bytes of the day, the message past it gets 452 4.7.0 and MAIL FROM is deferred; others are not', async () => {
     const server = await start({ SMTP_DAILY_BYTES: '5000', SMTP_TRUSTED_NETWORKS: '' });
     const { address, jwt } = await createAddress(server);
-    const first = await dataFrom(server.smtpPort, '127.0.0.2', address);
+    const first = await openData(server.smtpPort, address, undefined, '127.0.0.2');
     assert.equal((await first.data(`Subject: one\r\n\r\n${'a'.repeat(3000)}\r\n`)).code, 250);
     await first.script([
       ['MAIL FROM:<s@example.org>', 250],
@@ -206,7 +194,7 @@ describe('smtp: SMTP_DAILY_BYTES', () => {
     assert.match((await first.command('MAIL FROM:<s@example.org>')).text, /^452 4\.7\.0 Your address has sent its bytes for today/);
     await first.quit();
     assert.equal(await mailCount(server, jwt), 1);
-    const other = await dataFrom(server.smtpPort, '127.0.0.3', address);
+    const other = await openData(server.smtpPort, address, undefined, '127.0.0.3');
     assert.equal((await other.data(`Subject: another client\r\n\r\n${'c'.repeat(3000)}\r\n`)).code, 250);
     await other.quit();
   });
@@ -217,7 +205,7 @@ describe('smtp: SMTP_DAILY_BYTES', () => {
     const b = await startTestServer(env);
     try {
       const { address } = await createAddress(a);
-      const smtp = await dataFrom(a.smtpPort, '127.0.0.2', address);
+      const smtp = await openData(a.smtpPort, address, undefined, '127.0.0.2');
       assert.equal((await smtp.data(`Subject: big\r\n\r\n${'a'.repeat(6000)}\r\n`)).code, 452);
       await smtp.quit();
       const elsewhere = await SmtpClient.connect(b.smtpPort, '127.0.0.1', '127.0.0.2');

@@ -4,7 +4,7 @@
 // order of replies, never a time.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { client, createAddress, SmtpClient, serversStoppedAfter } from '../helpers/harness.js';
+import { client, createAddress, openData, SmtpClient, serversStoppedAfter } from '../helpers/harness.js';
 
 const start = serversStoppedAfter();
 
@@ -14,18 +14,6 @@ function slowMail(n: number, to: string): string {
   for (let i = 0; i < 20_000; i++) out.push('--bnd', '', 'x');
   out.push('--bnd--', '');
   return out.join('\r\n');
-}
-
-/** A session of `localAddress` at DATA: the message's bytes come next. */
-async function atData(port: number, to: string, localAddress: string): Promise<SmtpClient> {
-  const smtp = await SmtpClient.connect(port, '127.0.0.1', localAddress);
-  await smtp.script([
-    ['EHLO client.test', 250],
-    ['MAIL FROM:<s@example.org>', 250],
-    [`RCPT TO:<${to}>`, 250],
-    ['DATA', 354],
-  ]);
-  return smtp;
 }
 
 /** Sends `message` (no line starting with ".") and waits for its final reply, however long the parser takes. */
@@ -40,8 +28,8 @@ describe('SMTP: the parser is shared fairly between clients', { timeout: 240_000
     const server = await start({ PARSE_THREADS: '1', PARSE_TIMEOUT: '120s' });
     const { address, jwt } = await createAddress(server);
     const answered: string[] = [];
-    const hostile = await Promise.all([1, 2, 3, 4].map(() => atData(server.smtpPort, address, '127.0.0.2')));
-    const ordinary = await atData(server.smtpPort, address, '127.0.0.3');
+    const hostile = await Promise.all([1, 2, 3, 4].map(() => openData(server.smtpPort, address, undefined, '127.0.0.2')));
+    const ordinary = await openData(server.smtpPort, address, undefined, '127.0.0.3');
     let firstHostile!: () => void;
     const oneHostileAnswered = new Promise<void>((resolve) => (firstHostile = resolve));
     const slow = hostile.map(async (smtp, i) => {
