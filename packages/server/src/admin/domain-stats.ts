@@ -3,6 +3,7 @@
 // window's mail SMTP refused, and the top sending domains, for every pool domain and every
 // other domain an address uses. Read from the store's hourly counts (never the mails) and
 // kept for a minute, so that a page left open costs one read a minute, not one a refresh.
+import { poolDomainUnder } from '../domain/domain-pool.js';
 import { HOUR_MS } from '../storage/domain-counts.js';
 import type { Store } from '../storage/store.js';
 
@@ -25,12 +26,8 @@ export interface DomainFigures {
 
 type StatsStore = Pick<Store, 'listPoolDomains' | 'domainMailCounts' | 'addressesPerDomain' | 'listRefusals'>;
 
-/** The pool domain `domain` is, or is a subdomain of (the longest such); else `domain` itself. */
-export function poolDomainOf(domain: string, pool: readonly string[]): string {
-  let best: string | undefined;
-  for (const p of pool) if ((domain === p || domain.endsWith(`.${p}`)) && (!best || p.length > best.length)) best = p;
-  return best ?? domain;
-}
+/** The pool domain `domain` is, or is under; else `domain` itself. */
+const poolDomainOf = (domain: string, pool: readonly string[]): string => poolDomainUnder(domain, pool) ?? domain;
 
 const DAY_MS = 24 * HOUR_MS;
 

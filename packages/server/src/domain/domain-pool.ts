@@ -45,6 +45,13 @@ export function poolEntryOf<T extends PoolEntry>(pool: readonly T[], domain: str
   return parent?.subdomains ? { entry: parent, subdomain: true } : undefined;
 }
 
+/** The pool domain `domain` is, or is under at any depth (the longest such); undefined outside the pool. What figures and refusal counts count it under. */
+export function poolDomainUnder(domain: string, pool: readonly string[]): string | undefined {
+  let under: string | undefined;
+  for (const p of pool) if ((domain === p || domain.endsWith(`.${p}`)) && p.length > (under?.length ?? 0)) under = p;
+  return under;
+}
+
 /** Mail to a retired domain past its grace: refused at RCPT with a permanent 550 (smtp/rcpt-to.ts). */
 export class RetiredDomainError extends AppError {
   override name = 'RetiredDomainError';

@@ -5,7 +5,7 @@
 // this node reloads it at once, so the admin's answer comes after its own node applies it.
 import type { Logger } from 'pino';
 import { badRequest, conflict, notFound, unavailable } from '../domain/errors.js';
-import { pickDomain, poolDomainName, poolEntryOf, randomLabel, RetiredDomainError, takesMail, type DomainSelection } from '../domain/domain-pool.js';
+import { pickDomain, poolDomainName, poolDomainUnder, poolEntryOf, randomLabel, RetiredDomainError, takesMail, type DomainSelection } from '../domain/domain-pool.js';
 import { followList } from '../storage/followed-list.js';
 import type { DomainPoolStore, PoolDomainRecord, PoolDomainState } from '../storage/store.js';
 
@@ -127,13 +127,7 @@ export function createDomainPool(store: DomainPoolStore, opts: DomainPoolOptions
       if (!(await store.deletePoolDomain(domain.toLowerCase()))) throw notFound(`The pool has no domain ${domain}.`);
       await changed(undefined);
     },
-    poolDomainOf(domain) {
-      let under: string | undefined;
-      for (const { domain: d } of current()) {
-        if ((domain === d || domain.endsWith(`.${d}`)) && d.length > (under?.length ?? 0)) under = d;
-      }
-      return under;
-    },
+    poolDomainOf: (domain) => poolDomainUnder(domain, current().map((d) => d.domain)),
   };
 }
 
