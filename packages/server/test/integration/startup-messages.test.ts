@@ -4,6 +4,7 @@
 // that is not JSON, which says what to send.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTempInbox } from '../../src/index.js';
 import { PG_URL, REDIS_URL, skipUnless } from '../helpers/services.js';
-import { spawnService } from '../helpers/source-process.js';
+import { MAIN_SOURCE, spawnService } from '../helpers/source-process.js';
 
 const dirs: string[] = [];
 const held: Server[] = [];
@@ -78,7 +79,12 @@ describe('start-up failures: one line naming the variable, exit 1', { timeout: 2
 
   // Permissions hold only for a user without privileges: run as nobody when the tests run as root.
   const asNobody = ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
-  const noSetpriv = process.getuid?.() !== 0 || !existsSync(asNobody[0]!) ? 'needs root and setpriv, to run the service as nobody' : false;
+  const noSetpriv =
+    process.getuid?.() !== 0 || !existsSync(asNobody[0]!)
+      ? 'needs root and setpriv, to run the service as nobody'
+      : spawnSync(asNobody[0]!, [...asNobody.slice(1), 'test', '-r', MAIN_SOURCE]).status !== 0
+        ? 'nobody cannot read this checkout (it lies under a directory only its owner may enter), so cannot run the service'
+        : false;
   it('as a user without privileges: a port below 1024 and a DATA_DIR it cannot write name SMTP_PORT and DATA_DIR', { skip: noSetpriv }, async () => {
     const parent = dataDir();
     chmodSync(parent, 0o755);
