@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { upToDate } from './setup.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
@@ -114,7 +115,7 @@ function batch(name, list, atOnce, held = false) {
     const hooks = ['--import', 'tsx', '--import', pathToFileURL(join(ROOT, 'scripts/test-cpu.mjs')).href];
     const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list.map((f) => join(ROOT, f))], {
       cwd: ROOT,
-      env: { ...process.env, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
+      env: { ...process.env, ...workers, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
       stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
     const output = [];
@@ -130,10 +131,11 @@ function batch(name, list, atOnce, held = false) {
 
 // Each file's wall time and CPU (its own and its child processes'), written by test-cpu.mjs.
 const cpuLog = join(tmpdir(), `temp-inbox-test-times-${process.pid}.jsonl`);
-// TEMP_INBOX_WORKERS=dist starts the servers' worker threads from the build, without tsx's
-// start-up (packages/server/src/workers/module-worker.ts). Not the default: piscina loads a
-// built worker with require() of an ES module, which on Node 20 aborted the process once
-// (a V8 fatal error while a worker was ended during its load); docs/architecture.md.
+// With the build current (npm test's setup made it), the servers the tests start from source
+// start their worker threads from the build, each without tsx's start-up
+// (packages/server/src/workers/module-worker.ts); with it stale, from source as before.
+const workers = process.env.TEMP_INBOX_WORKERS || !upToDate('all') ? {} : { TEMP_INBOX_WORKERS: 'dist' };
+if (!process.env.TEMP_INBOX_WORKERS && !workers.TEMP_INBOX_WORKERS) console.log('temp-inbox tests: the build is not current (npm test builds first), so worker threads start from source');
 
 /** The slowest files with their CPU: a file that mostly waits shows little CPU for its time. */
 function printSlowest() {

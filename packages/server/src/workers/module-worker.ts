@@ -2,9 +2,9 @@
 // when the server runs from its TypeScript source (tests), the .ts through tsx.
 // Node 20 does not carry the parent's module hooks into a worker, so from source a
 // two-line bootstrap registers tsx in the worker and then imports the module.
-// `npm test` builds first and sets TEMP_INBOX_WORKERS=dist: a server run from source then
-// starts its workers from the build (a worker shares no module with its parent, only
-// messages), which spares each worker tsx's start-up (docs/architecture.md "Running the suite").
+// With TEMP_INBOX_WORKERS=dist (and a current build), a server run from source starts its
+// workers from the build (a worker shares no module with its parent, only messages), which
+// spares each worker tsx's start-up (docs/architecture.md "Running the suite").
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
@@ -22,10 +22,22 @@ export function moduleWorkerUrl(base: string, name: string): URL {
   return existsSync(fileURLToPath(built)) ? built : source;
 }
 
-/** The flags a worker started from `url` needs: the TypeScript loader for a .ts module, and none of the process's own (V8 heap sizes, loaders). */
+/**
+ * The flags a piscina worker started from `url` needs, and none of the process's own (V8
+ * heap sizes, loaders): the TypeScript loader for a .ts module, and, for every module, no
+ * require() of an ES module. piscina loads a task file with require() first and import()
+ * only when that throws; since Node 20.19 require() loads an ES module synchronously, and a
+ * worker ended while that load is under way (a pool closed or restarted just after it
+ * started) aborted the whole process with a V8 fatal error ("IsGraphAsync must be used on
+ * an instantiated module"). With the flag, require() refuses at once and piscina's import()
+ * loads the module, as it did before Node 20.19.
+ */
 export function workerExecArgv(url: URL): string[] {
-  return url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  return [...(url.pathname.endsWith('.ts') ? ['--import', 'tsx'] : []), NO_REQUIRE_ESM];
 }
+
+/** Accepted in a worker's execArgv by every Node this server supports (20.19, 22.13, 24). */
+export const NO_REQUIRE_ESM = '--no-experimental-require-module';
 
 export function startModuleWorker(url: URL, options: Omit<WorkerOptions, 'eval' | 'execArgv'> = {}): Worker {
   if (!url.pathname.endsWith('.ts')) return new Worker(url, { ...options, execArgv: [] });
