@@ -33,6 +33,7 @@ const ALONE = new Map([
     'packages/server/test/mail/parse/hostile-mail.test.ts',
     'packages/server/test/mail/parse/parsed-view-storm.test.ts',
     'packages/server/test/smtp/data-escapes.test.ts',
+    'packages/server/test/smtp/attachment-policy-worst-case.test.ts',
     'packages/server/test/memory/young-garbage.test.ts',
   ].map((f) => [f, TIMED]),
   ...[

@@ -68,7 +68,8 @@ export function createAuthPool(opts: AuthPoolOptions): AuthPool {
     });
     return p;
   }
-  let pool = startPool();
+  // Started by the first check, not with the server (as the parser's threads: parse-runner.ts).
+  let pool: AuthThread | undefined;
 
   /** What the thread last said of its name servers (auth-dns.ts): passed on when it changes. */
   let dnsSilent = false;
@@ -90,13 +91,13 @@ export function createAuthPool(opts: AuthPoolOptions): AuthPool {
   }
 
   return {
-    current: () => pool,
+    current: () => (pool ??= startPool()),
     restart,
     starts,
     starters,
     close() {
       closed = true;
-      return pool.destroy();
+      return pool?.destroy() ?? Promise.resolve();
     },
   };
 }

@@ -18,12 +18,12 @@ const DEFAULT_MAX_HEAP_MB = 512;
  * flags are cleared (workers/worker-heap.ts): the server's RSS after 30,000 mails fell
  * from about 195 to 170 MB with the checks' thread's below, at the same rate.
  */
-const YOUNG_GENERATION_MB = 6;
+export const YOUNG_GENERATION_MB = 6;
 
 const WORKER_URL = moduleWorkerUrl(import.meta.url, 'parse-worker');
 
 /** Threads more than `threads` that small messages may have while a large one holds a thread. */
-const SPARE_THREADS = 1;
+export const SPARE_THREADS = 1;
 /** A spare thread idle this long is ended (its memory returned: about 25 MB). */
 const SPARE_IDLE_MS = 30_000;
 
@@ -99,7 +99,10 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
     });
     return p;
   }
-  let pool = startPool();
+  // Started by the first task, not with the server: a thread's start is about 100 ms of CPU,
+  // which a server that is never sent mail (a test's, a read-only node) never spends. The
+  // first task waits for it as for any cold thread (task-starts.ts), within maxWaitMs.
+  let pool: Piscina<ParseTask, WorkerResult | ViewResult> | undefined;
   let viewsGiven = 0;
 
   async function run<R extends WorkerResult | ViewResult = WorkerResult>(
@@ -147,7 +150,7 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
       } else start();
       const task: ParseTask = { ...what, id, raw: bytes, announce };
       settled = starts.given();
-      const result = (await pool.run(task, { signal: abort.signal, transferList })) as R;
+      const result = (await (pool ??= startPool()).run(task, { signal: abort.signal, transferList })) as R;
       starts.running();
       return result;
     } catch {
@@ -169,7 +172,7 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
     close: () => {
       closed = true;
       lanes.close();
-      return pool.destroy();
+      return pool?.destroy() ?? Promise.resolve();
     },
   };
 }
