@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { apiRead } from './api-read.js';
 import { authIngest } from './auth-ingest.js';
 import { codes } from './codes.js';
+import { dataWait } from './data-wait.js';
 import { growth } from './growth.js';
 import { hostile } from './hostile.js';
 import { latency } from './latency.js';
@@ -30,6 +31,7 @@ const BENCHES: Record<string, Bench> = {
   'smtp-ingest': smtpIngest,
   'smtp-anchors': smtpAnchors,
   latency,
+  'data-wait': dataWait,
   streams,
   growth,
   memory,

@@ -11,6 +11,8 @@ export interface Reply {
   text: string;
   /** performance.now() when the reply was complete. */
   at: number;
+  /** For a transaction's final reply: performance.now() when the message's last line (".") was written. */
+  dataEnd?: number;
 }
 
 interface Waiter {
@@ -98,9 +100,10 @@ export class SmtpConnection {
     }
     this.socket.write(message);
     this.socket.write('.\r\n');
+    const dataEnd = performance.now();
     const done = await this.next();
     if (done.code !== 250) throw new Error(`SMTP DATA answered ${done.text}`);
-    return done;
+    return { ...done, dataEnd };
   }
 
   async close(): Promise<void> {

@@ -149,6 +149,8 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
         });
       } else start();
       const task: ParseTask = { ...what, id, raw: bytes, announce };
+      // Closed while the message was read: no pool is started for it.
+      if (closed) return 'unstarted';
       settled = starts.given();
       const result = (await (pool ??= startPool()).run(task, { signal: abort.signal, transferList })) as R;
       starts.running();
