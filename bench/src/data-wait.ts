@@ -46,7 +46,8 @@ export const dataWait: Bench = async (ctx) => {
   let sink: Baseline | undefined;
   const opened: SmtpConnection[] = [];
   try {
-    server = await startTempInbox({ name: 'temp-inbox-data-wait' });
+    // DATA_WAIT_ENV (JSON): server settings for a diagnostic run, e.g. {"AUTH_CHECKS":"off"}.
+    server = await startTempInbox({ name: 'temp-inbox-data-wait', env: JSON.parse(process.env['DATA_WAIT_ENV'] ?? '{}') as Record<string, string> });
     const inboxes = await Promise.all(Array.from({ length: CONNECTIONS }, () => createAddress(server!.httpUrl)));
     const to = inboxes.map((i) => i.address);
     sink = await startDurableSink();

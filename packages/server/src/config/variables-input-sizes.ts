@@ -79,7 +79,7 @@ export const INPUT_SIZE_VARIABLES: VariableSpec[] = [
   { name: 'EVENTS_PER_CLIENT', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once from one client; more get 429.', set: (c, r) => (c.events.perClient = positiveInt(r)) },
   { name: 'EVENTS_PER_ADDRESS', default: '100', accepts: 'positive integer', description: 'Event streams and waits open at once on one address; more get 429.', set: (c, r) => (c.events.perAddress = positiveInt(r)) },
   { name: 'EVENTS_PER_NODE', default: '10000', accepts: 'positive integer', description: 'Event streams and waits open at once on one node; more get 503.', set: (c, r) => (c.events.perNode = positiveInt(r)) },
-  { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail, started with the first parse (plus one spare for small messages while a large one is parsed); one client holds at most half of them (at least one) at once.', set: (c, r) => (c.parse.threads = positiveInt(r)) },
+  { name: 'PARSE_THREADS', default: '1', accepts: 'positive integer', description: 'Worker threads that parse incoming mail, started when the first SMTP client connects or by the first parse (plus one spare for small messages while a large one is parsed); one client holds at most half of them (at least one) at once.', set: (c, r) => (c.parse.threads = positiveInt(r)) },
   {
     name: 'PARSE_VIEWS_PER_CLIENT',
     default: '4',

@@ -92,6 +92,12 @@ export interface MailService {
   authenticate(jwt: string): Promise<AuthenticatedAddress>;
   resolveRecipient(address: string): Promise<Recipient | undefined>;
   deliver(env: Envelope): Promise<DeliveredMail[]>;
+  /**
+   * Starts the threads a delivery needs (the parser's, the checks'), if nothing has yet: an
+   * SMTP client connected. They start with the first task otherwise, so a server never sent
+   * mail never spends their start (about 100 ms of CPU each).
+   */
+  warm(): void;
   getMail(addressId: number, uuid: string): Promise<MailRecord>;
   /** The mail with its raw message left in the store, to be read a part at a time (a large answer never holds it whole). */
   openMail(addressId: number, uuid: string): Promise<MailReader>;
@@ -161,6 +167,10 @@ export function createMailService(opts: MailServiceOptions): MailService {
     createAddress,
     authenticate,
     resolveRecipient,
+    warm() {
+      parser.warm();
+      opts.authenticator?.warm();
+    },
     deliver,
     getMail,
     /** The mail with its raw message left in the store, to be read a part at a time (a large answer never holds it whole). */

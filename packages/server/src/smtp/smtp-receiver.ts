@@ -126,6 +126,8 @@ export function createSmtpReceiver(opts: SmtpOptions, mail: MailService, log: Fa
     // a client that sent in that tick was taken for an early talker.
     onConnect(session, callback) {
       sink?.connected(session);
+      // The parser's and the checks' threads start while the client says EHLO, MAIL and RCPT.
+      mail.warm();
       callback();
     },
 

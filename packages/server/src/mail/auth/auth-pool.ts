@@ -25,8 +25,10 @@ export interface AuthPoolOptions {
 }
 
 export interface AuthPool {
-  /** The thread checks are sent to now. */
+  /** The thread checks are sent to now (started by the first call). */
   current(): AuthThread;
+  /** Starts the thread now, if no check has; nothing once closed. */
+  warm(): void;
   /** Ends `thread` (its checks still running answer temperror) and starts another, unless it was replaced already or the pool is closed. */
   restart(thread: AuthThread): void;
   /** When tasks start (task-starts.ts); a new thread loads mailauth first. */
@@ -92,6 +94,9 @@ export function createAuthPool(opts: AuthPoolOptions): AuthPool {
 
   return {
     current: () => (pool ??= startPool()),
+    warm: () => {
+      if (!closed) pool ??= startPool();
+    },
     restart,
     starts,
     starters,

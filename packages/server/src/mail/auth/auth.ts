@@ -56,6 +56,8 @@ interface Queued {
 export interface MailAuthenticator {
   /** The verdict of one message; never rejects (temperror when the checks could not run or finish). */
   check(raw: Buffer, client: AuthClient): Promise<MailAuth>;
+  /** Starts the checks' thread now if no check has (it starts with the first one otherwise). */
+  warm(): void;
   close(): Promise<void>;
   /** Verdicts answered on the server's thread so far, without the checks' thread (auth-reuse.ts). */
   readonly reused: number;
@@ -144,6 +146,7 @@ export function createMailAuthenticator(opts: MailAuthenticatorOptions): MailAut
         if (queued.length === 1) setImmediate(() => void run());
       });
     },
+    warm: () => threads.warm(),
     close() {
       closed = true;
       for (const q of queued) q.answer(unknownVerdict('temperror'));

@@ -54,6 +54,8 @@ export interface ParseRunner {
   lanes: ParseLanes;
   /** Views given to a thread so far. */
   viewsGiven(): number;
+  /** Starts the threads now, if no task has (a client is about to send mail); nothing once closed. */
+  warm(): void;
   /** Ends the lanes and the workers, running tasks too; later tasks are 'unstarted'. */
   close(): Promise<void>;
 }
@@ -170,6 +172,9 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
     run,
     lanes,
     viewsGiven: () => viewsGiven,
+    warm: () => {
+      if (!closed) pool ??= startPool();
+    },
     // Running parses are cut short too: close must not wait out a hostile message's budget.
     close: () => {
       closed = true;

@@ -74,6 +74,8 @@ export interface MessageParser {
   view(load: () => Promise<Buffer>, attachmentsListed: number, client?: string): Promise<MessageView | undefined>;
   /** Views given to a thread so far (a counter that only grows), for the metrics and tests. */
   viewParses(): number;
+  /** Starts the parsing threads now if no parse has yet (they start with the first one otherwise). */
+  warm(): void;
   /** Ends the workers; later calls answer as if every parse failed. */
   close(): Promise<void>;
 }
@@ -137,6 +139,7 @@ export function createMessageParser(opts: ParserOptions = {}): MessageParser {
       return { json: Buffer.from(JSON.stringify(buildView(undefined, { attachmentsListed: 0, degraded: true, headers: [] }))), degraded: true };
     },
     viewParses: () => runner.viewsGiven(),
+    warm: () => runner.warm(),
     close: () => runner.close(),
   };
 }
