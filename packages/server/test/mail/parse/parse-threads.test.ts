@@ -1,8 +1,8 @@
 // PARSE_THREADS (docs/deploy.md, docs/security.md "Parsing"): the worker threads that parse
 // incoming mail. The service starts that many parsing threads when the first SMTP client
 // connects, none with itself (the spare for small mail only when it is needed), and parses
-// mail with them. The
-// parser's threads are told from the server's others by their young generation's size.
+// mail with them. The parser's threads are told from the server's others by their young
+// generation's size.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
