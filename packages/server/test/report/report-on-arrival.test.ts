@@ -9,63 +9,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
 import { createAddress, message, request, sendMail, startTestServer, until, type TestServer } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { scannerMissing, startSpamd, type RunningScanner } from '../helpers/spam-scanners.js';
+import { startSpamdStandIn, type SpamdStandIn } from '../helpers/spamd-stand-in.js';
 
-/** A spamd stand-in: answers REPORT SPAMC/1.5 with `score` of 5.0 when the test lets each scan go (`hold`), or never (`silent`). */
-interface StandIn {
-  port: number;
-  /** Scans asked for so far (the whole request read). */
-  asked: number;
-  hold: boolean;
-  silent: boolean;
-  score: number;
-  release(): void;
-  close(): Promise<void>;
-}
-
-async function startStandIn(): Promise<StandIn> {
-  const held: (() => void)[] = [];
-  const sockets = new Set<Socket>();
-  const answer = (s: Socket, score: number) => {
-    const body = ` pts rule name              description\r\n---- ---------------------- ----------------------------\r\n ${score.toFixed(1)} STAND_IN               A rule of the stand-in\r\n`;
-    s.end(`SPAMD/1.1 0 EX_OK\r\nContent-length: ${Buffer.byteLength(body)}\r\nSpam: False ; ${score.toFixed(1)} / 5.0\r\n\r\n${body}`);
-  };
-  // Half-open: the client ends its side after the message, as spamc does, and still reads the answer.
-  const server: Server = createServer({ allowHalfOpen: true }, (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    let got = Buffer.alloc(0);
-    s.on('data', (d: Buffer) => {
-      got = Buffer.concat([got, d]);
-      const head = got.indexOf('\r\n\r\n');
-      const length = /Content-length: (\d+)/i.exec(got.toString('latin1'))?.[1];
-      if (head < 0 || length === undefined || got.length < head + 4 + Number(length)) return;
-      s.removeAllListeners('data');
-      standIn.asked++;
-      if (standIn.silent) return;
-      const score = standIn.score;
-      if (standIn.hold) held.push(() => answer(s, score));
-      else answer(s, score);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const standIn: StandIn = {
-    port: (server.address() as { port: number }).port,
-    asked: 0,
-    hold: false,
-    silent: false,
-    score: 1.5,
-    release: () => held.splice(0).forEach((go) => go()),
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-  return standIn;
-}
 
 const SUMMARY_KEYS = ['content', 'html', 'links', 'sender', 'spam', 'spam_score', 'spam_threshold', 'verdict'];
 
@@ -103,13 +51,13 @@ const summaryOfReport = (r: any) => ({
 });
 
 describe('report summary with a scanner: built after the 250, awaited by the webhook', () => {
-  let standIn: StandIn;
+  let standIn: SpamdStandIn;
   let s: TestServer;
   /** The same with a scan time-out of 2 s. */
   let quick: TestServer;
   let r: Receiver;
   before(async () => {
-    standIn = await startStandIn();
+    standIn = await startSpamdStandIn(1.5);
     r = await startReceiver();
     s = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: 'true', SPAM_SCANNER: `spamd://127.0.0.1:${standIn.port}`, SPAM_SCANNER_TIMEOUT: '20s' });
     quick = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: 'true', SPAM_SCANNER: `spamd://127.0.0.1:${standIn.port}`, SPAM_SCANNER_TIMEOUT: '2s' });

@@ -7,12 +7,12 @@
 // make the scanner silent (a real scanner cannot be told to be either).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createAddress, request, SmtpClient, startTestServer, type TestServer } from '../helpers/harness.js';
 import { ADMIN_TOKEN, adminRequest } from '../helpers/admin.js';
 import { scannerMissing, startSpamd, type RunningScanner } from '../helpers/spam-scanners.js';
+import { startSpamdStandIn, type SpamdStandIn } from '../helpers/spamd-stand-in.js';
 
 const METRICS = 'metrics-token-for-spam-refusal';
 const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
@@ -57,48 +57,6 @@ async function spamRefusals(server: TestServer): Promise<{ metric: number; total
   return { metric, total };
 }
 
-/** A spamd stand-in: answers REPORT SPAMC/1.5 with `score` (threshold 5), or never while `silent`. */
-interface StandIn {
-  port: number;
-  /** Scans asked for so far (the whole request read). */
-  asked: number;
-  score: number;
-  silent: boolean;
-  close(): Promise<void>;
-}
-
-async function startStandIn(): Promise<StandIn> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer({ allowHalfOpen: true }, (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    let got = Buffer.alloc(0);
-    s.on('data', (d: Buffer) => {
-      got = Buffer.concat([got, d]);
-      const head = got.indexOf('\r\n\r\n');
-      const length = /Content-length: (\d+)/i.exec(got.toString('latin1'))?.[1];
-      if (head < 0 || length === undefined || got.length < head + 4 + Number(length)) return;
-      s.removeAllListeners('data');
-      standIn.asked++;
-      if (standIn.silent) return;
-      const score = standIn.score.toFixed(1);
-      const body = ` pts rule name              description\r\n---- ---------------------- ----------------------------\r\n ${score} STAND_IN               A rule of the stand-in\r\n`;
-      s.end(`SPAMD/1.1 0 EX_OK\r\nContent-length: ${Buffer.byteLength(body)}\r\nSpam: False ; ${score} / 5.0\r\n\r\n${body}`);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const standIn: StandIn = {
-    port: (server.address() as { port: number }).port,
-    asked: 0,
-    score: 1,
-    silent: false,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-  return standIn;
-}
 
 const spamdSkip = scannerMissing('spamd');
 describe('SPAM_REFUSE_SCORE=5 with a real spamd', { skip: spamdSkip, timeout: 300_000 }, () => {
@@ -128,16 +86,16 @@ describe('SPAM_REFUSE_SCORE=5 with a real spamd', { skip: spamdSkip, timeout: 30
 });
 
 describe('SPAM_REFUSE_SCORE with a stand-in scanner: the score chosen, silent, down', () => {
-  let standIn: StandIn;
+  let standIn: SpamdStandIn;
   let server: TestServer;
   let down: TestServer;
   let inbox: { address: string; jwt: string };
   before(async () => {
-    standIn = await startStandIn();
+    standIn = await startSpamdStandIn(1);
     const env = { SPAM_SCANNER_TIMEOUT: '1s', SPAM_REFUSE_SCORE: '7.5', SPAM_SCANNER_MAX_BYTES: '5000', METRICS_TOKEN: METRICS, ADMIN_TOKEN };
     server = await startTestServer({ ...env, SPAM_SCANNER: `spamd://127.0.0.1:${standIn.port}` });
     // A port nothing listens on: the scan fails at once.
-    const closed = await startStandIn();
+    const closed = await startSpamdStandIn(1);
     await closed.close();
     down = await startTestServer({ ...env, SPAM_SCANNER: `spamd://127.0.0.1:${closed.port}` });
     inbox = await createAddress(server);
