@@ -163,6 +163,11 @@ export async function request(base: string, path: string, opts: RequestOptions =
 }
 
 /** A client bound to one server. */
+/** How many live mails the inbox of `jwt` holds (GET /api/mails's count). */
+export async function mailCount(server: { httpUrl: string }, jwt: string): Promise<number> {
+  return (await request(server.httpUrl, '/api/mails?limit=1&offset=0', { jwt })).json.count as number;
+}
+
 export function client(server: { httpUrl: string }) {
   return (path: string, opts?: RequestOptions) => request(server.httpUrl, path, opts);
 }

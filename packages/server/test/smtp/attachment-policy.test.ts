@@ -5,8 +5,8 @@
 // is measured in attachment-policy-worst-case.test.ts.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { count, multipart, send } from '../helpers/attachment-mail.js';
-import { createAddress, request, startTestServer, type TestServer } from '../helpers/harness.js';
+import { multipart, send } from '../helpers/attachment-mail.js';
+import { createAddress, mailCount, request, startTestServer, type TestServer } from '../helpers/harness.js';
 
 const METRICS = 'metrics-token-for-attachments';
 
@@ -33,14 +33,14 @@ describe('attachment policy at DATA (the defaults, and ATTACHMENT_MAX_BYTES=1000
   it('a message with ordinary attachments within the size passes and is stored', async () => {
     const res = await send(server, inbox.address, multipart([{ filename: 'report.pdf', content: PDF, type: 'application/pdf' }, { filename: 'notes.txt', content: Buffer.alloc(1000, 'a') }]));
     assert.equal(res.code, 250, res.text);
-    assert.equal(await count(server, inbox.jwt), 1);
+    assert.equal(await mailCount(server, inbox.jwt), 1);
   });
 
   it('an attachment over ATTACHMENT_MAX_BYTES: 552 5.3.4 naming it and the limit, nothing stored', async () => {
     const res = await send(server, inbox.address, multipart([{ filename: 'big.bin', content: Buffer.alloc(1001, 'b') }]));
     assert.equal(res.code, 552);
     assert.match(res.text, /^552 5\.3\.4 Message refused: attachment "big\.bin" is 1001 bytes, over this server's limit of 1000 bytes per attachment/);
-    assert.equal(await count(server, inbox.jwt), 1, 'nothing stored');
+    assert.equal(await mailCount(server, inbox.jwt), 1, 'nothing stored');
   });
 
   it('a refused extension, whatever its case or a trailing dot: 552 5.7.0 naming it, nothing stored', async () => {
@@ -49,7 +49,7 @@ describe('attachment policy at DATA (the defaults, and ATTACHMENT_MAX_BYTES=1000
       assert.equal(res.code, 552, `${filename}: ${res.text}`);
       assert.match(res.text, /^552 5\.7\.0 Message refused: attachment ".+" is of a type this server does not accept \(\.(exe|js|bat|scr)\)/, filename);
     }
-    assert.equal(await count(server, inbox.jwt), 1, 'nothing stored');
+    assert.equal(await mailCount(server, inbox.jwt), 1, 'nothing stored');
   });
 
   it('executable content under an innocent name (PE, ELF): 552 5.7.0 saying which, nothing stored', async () => {
@@ -59,7 +59,7 @@ describe('attachment policy at DATA (the defaults, and ATTACHMENT_MAX_BYTES=1000
     const elf = await send(server, inbox.address, multipart([{ filename: 'photo.jpg', content: ELF, type: 'image/jpeg' }]));
     assert.equal(elf.code, 552, elf.text);
     assert.match(elf.text, /^552 5\.7\.0 Message refused: attachment "photo\.jpg" is a Linux program \(ELF\)/);
-    assert.equal(await count(server, inbox.jwt), 1, 'nothing stored');
+    assert.equal(await mailCount(server, inbox.jwt), 1, 'nothing stored');
   });
 
   it('counts each refusal by reason in /metrics', async () => {
@@ -78,6 +78,6 @@ describe('attachment policy: ATTACHMENT_REFUSED_EXTENSIONS=none, ATTACHMENT_REFU
     const inbox = await createAddress(server);
     const res = await send(server, inbox.address, multipart([{ filename: 'setup.exe', content: PE }, { filename: 'tool', content: ELF }]));
     assert.equal(res.code, 250, res.text);
-    assert.equal(await count(server, inbox.jwt), 1);
+    assert.equal(await mailCount(server, inbox.jwt), 1);
   });
 });

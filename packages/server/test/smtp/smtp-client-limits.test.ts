@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_FILE } from '../../src/storage/index.js';
-import { client, createAddress, openData, SmtpClient, serversStoppedAfter, startTestServer } from '../helpers/harness.js';
+import { client, createAddress, mailCount, openData, SmtpClient, serversStoppedAfter, startTestServer } from '../helpers/harness.js';
 import { REDIS_URL, skipUnless } from '../helpers/services.js';
 
 const start = serversStoppedAfter();
@@ -46,7 +46,6 @@ async function firstLine(port: number, from: string): Promise<string> {
   }
 }
 
-const mailCount = async (server: { httpUrl: string }, jwt: string) => (await client(server)('/api/mails?limit=1&offset=0', { jwt })).json.count as number;
 
 describe('smtp: a client holds at most its share of the in-flight budget', () => {
   it('two clients holding ten unfinished messages each leave room: a third client gets 250', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { client, createAddress, DOMAIN, message, openData, sendMail, serversStoppedAfter, SmtpClient, type TestServer } from '../helpers/harness.js';
+import { client, createAddress, DOMAIN, mailCount, message, openData, sendMail, serversStoppedAfter, SmtpClient, type TestServer } from '../helpers/harness.js';
 import { REDIS_URL, skipUnless } from '../helpers/services.js';
 
 const start = serversStoppedAfter();
@@ -39,10 +39,6 @@ async function health(server: TestServer): Promise<void> {
   const res = await client(server)('/health_check');
   assert.equal(res.status, 200);
   assert.ok(Date.now() - t < 1000, 'health answered within a second');
-}
-
-async function mailCount(server: TestServer, jwt: string): Promise<number> {
-  return (await client(server)('/api/mails?limit=1&offset=0', { jwt })).json.count as number;
 }
 
 /** Starts a transaction to `to` and sends `bytes` of body without the final dot. */
