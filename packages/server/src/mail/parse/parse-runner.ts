@@ -176,10 +176,13 @@ export function createParseRunner(opts: { threads: number; maxWaitMs: number; ma
       if (!closed) pool ??= startPool();
     },
     // Running parses are cut short too: close must not wait out a hostile message's budget.
-    close: () => {
+    close: async () => {
       closed = true;
       lanes.close();
-      return pool?.destroy() ?? Promise.resolve();
+      await pool?.destroy();
+      // piscina's destroy() ends with its pool open to new workers again, and a task's late
+      // abort or a worker's late error then starts one: end those too.
+      if (pool && pool.threads.length > 0) await pool.destroy();
     },
   };
 }
