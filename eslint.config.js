@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/dist-admin/**', '**/node_modules/**', 'bench/results/**', 'packages/web/vite.config.ts'] },
+  { ignores: ['.test-build/**', '**/dist/**', '**/dist-admin/**', '**/node_modules/**', 'bench/results/**', 'packages/web/vite.config.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

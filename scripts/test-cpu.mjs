@@ -6,7 +6,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 
 const log = process.env.TEST_CPU_LOG;
 const file = process.argv[1];
-if (log && file?.endsWith('.test.ts')) {
+if (log && /\.test\.[jt]s$/.test(file ?? '')) {
   process.on('exit', () => {
     try {
       // /proc/self/stat fields 14-17 (1-based): utime, stime, cutime, cstime in clock ticks.

@@ -3,11 +3,12 @@
 // TEST_CONCURRENCY files at a time, then the few files of ALONE one at a time
 // (docs/architecture.md "Running the suite"). Arguments after `--` narrow the run to files whose path contains one of them.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { upToDate } from './setup.mjs';
+import { buildTestMirror, MIRROR } from './test-build.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
@@ -113,8 +114,9 @@ function batch(name, list, atOnce, held = false) {
   console.log(`temp-inbox tests: ${name}: ${list.length} files, ${atOnce} at a time`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const hooks = ['--import', 'tsx', '--import', pathToFileURL(join(ROOT, 'scripts/test-cpu.mjs')).href];
-    const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list.map((f) => join(ROOT, f))], {
+    const flags = mirrored ? ['--enable-source-maps'] : ['--import', 'tsx'];
+    const hooks = [...flags, '--import', pathToFileURL(join(ROOT, 'scripts/test-cpu.mjs')).href];
+    const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list.map(testPath)], {
       cwd: ROOT,
       env: { ...process.env, ...workers, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
       stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
@@ -138,6 +140,9 @@ const cpuLog = join(tmpdir(), `temp-inbox-test-times-${process.pid}.jsonl`);
 const workers = process.env.TEMP_INBOX_WORKERS || !upToDate('all') ? {} : { TEMP_INBOX_WORKERS: 'dist' };
 if (!process.env.TEMP_INBOX_WORKERS && !workers.TEMP_INBOX_WORKERS) console.log('temp-inbox tests: the build is not current (npm test builds first), so worker threads start from source');
 
+/** A test file's path in the repository, from its path in the mirror or in the repository. */
+const sourceOf = (file) => (file.startsWith(`${MIRROR}/`) ? relative(MIRROR, file).replace(/\.js$/, '.ts') : relative(ROOT, file));
+
 /** The slowest files with their CPU: a file that mostly waits shows little CPU for its time. */
 function printSlowest() {
   let rows;
@@ -147,14 +152,25 @@ function printSlowest() {
     return;
   }
   rmSync(cpuLog, { force: true });
+  // TEST_TIMES names a file that gets every file's figures, one JSON object a line.
+  if (process.env.TEST_TIMES) writeFileSync(process.env.TEST_TIMES, rows.map((r) => `${JSON.stringify({ ...r, file: sourceOf(r.file) })}\n`).join(''));
   rows.sort((a, b) => b.wall - a.wall);
   const cpu = rows.reduce((s, r) => s + r.cpu, 0);
   const wall = rows.reduce((s, r) => s + r.wall, 0);
   console.log(`temp-inbox tests: ${rows.length} files took ${Math.round(wall)} s in all and ${Math.round(cpu)} s of CPU; the slowest (wall s, CPU s):`);
-  for (const r of rows.slice(0, 25)) console.log(`  ${r.wall.toFixed(1).padStart(6)} ${r.cpu.toFixed(1).padStart(6)}  ${relative(ROOT, r.file)}`);
+  for (const r of rows.slice(0, 25)) console.log(`  ${r.wall.toFixed(1).padStart(6)} ${r.cpu.toFixed(1).padStart(6)}  ${sourceOf(r.file)}`);
 }
 
+// The test processes run the mirror's JavaScript (scripts/test-build.mjs) with plain Node and
+// source maps, so that a failure names the TypeScript line, when TEST_MIRROR=1; otherwise
+// the sources run through tsx, as a single file is run by hand.
+const mirrored = process.env.TEST_MIRROR === '1';
+const testPath = (f) => (mirrored ? join(MIRROR, f.replace(/\.ts$/, '.js')) : join(ROOT, f));
 const started = Date.now();
+if (mirrored) {
+  const compiled = await buildTestMirror();
+  console.log(`temp-inbox tests: compiled ${compiled} TypeScript files into ${relative(ROOT, MIRROR)}/ (plain Node runs them) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
 let failed = false;
 if (parallel.length > 0) failed = (await batch('parallel batch', parallel, concurrency)) !== 0;
 if (alone.length > 0) {
