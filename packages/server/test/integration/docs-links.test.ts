@@ -14,7 +14,8 @@ const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'dist-admin', 'covera
 
 function walk(dir: string, keep: (name: string) => boolean, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) {
+    // A folder reached through a symbolic link is walked too (npm test's mirror links them).
+    if (entry.isDirectory() || (entry.isSymbolicLink() && statSync(join(dir, entry.name)).isDirectory())) {
       if (!SKIP_DIRS.has(entry.name) && !entry.name.startsWith('.')) walk(join(dir, entry.name), keep, out);
     } else if (keep(entry.name)) out.push(join(dir, entry.name));
   }
