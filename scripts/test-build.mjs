@@ -1,9 +1,10 @@
 // The suite's JavaScript: a mirror of the repository under .test-build/ in which every
 // TypeScript file of the packages (sources and tests) sits beside itself compiled to
 // JavaScript by esbuild (as tsx compiles it), and every other file is a hard link to the
-// original (a folder with nothing to compile, a symbolic link to it). npm test runs the mirror's test files with plain Node: no module hook in the
-// test processes, which under Node 20 cost each process about as much as everything else
-// it imports (docs/architecture.md "Running the suite"). Paths keep their depth, so a
+// original (a folder with nothing to compile, a symbolic link to it). `TEST_MIRROR=1 npm
+// test` runs the mirror's test files with plain Node: no module hook in the test processes,
+// which under Node 20 cost each process about as much as everything else it imports
+// (docs/architecture.md "Running the suite"). Paths keep their depth, so a
 // test's `new URL('../fixtures/x', import.meta.url)` and the repository root it computes
 // resolve as they do in the real tree; node_modules folders are symbolic links to the real
 // ones, and the mirror is rebuilt from scratch each run.
@@ -28,34 +29,33 @@ function loaderFor(path) {
 // The packages' tsconfig settings that change what esbuild emits.
 const TSCONFIG = { compilerOptions: { target: 'ES2022', useDefineForClassFields: true, verbatimModuleSyntax: false, jsx: 'react-jsx', jsxImportSource: 'preact' } };
 
-/** Whether a folder holds a file the mirror compiles (node_modules not searched). */
-function compiles(dir) {
-  return readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? e.name !== 'node_modules' && compiles(join(dir, e.name)) : e.isFile() && loaderFor(join(dir, e.name)) !== undefined));
-}
-
 /** Builds the mirror; returns how many files it compiled. */
 export async function buildTestMirror() {
   rmSync(MIRROR, { recursive: true, force: true });
   const jobs = [];
+  // Mirrors `dir` and returns how many files in it are compiled. A folder with nothing to
+  // compile becomes a link to the real one, so that what it holds (scripts, bins, builds,
+  // docs) is the checkout's own: Node runs a module by its real path, so scripts/setup.mjs
+  // reached through the mirror still checks the checkout.
   const walk = (dir) => {
     const target = join(MIRROR, relative(ROOT, dir));
     mkdirSync(target, { recursive: true });
+    const before = jobs.length;
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const from = join(dir, entry.name);
       const to = join(target, entry.name);
       if (dir === ROOT && NOT_MIRRORED.has(entry.name)) continue;
-      // A folder with nothing to compile is a link to the real one, so that what it holds
-      // (scripts, bins, builds, docs) is the checkout's own: Node runs a module by its real
-      // path, so scripts/setup.mjs reached through the mirror still checks the checkout.
-      if (entry.name === 'node_modules' || (entry.isDirectory() && !compiles(from))) symlinkSync(from, to, 'dir');
-      else if (entry.isDirectory()) walk(from);
-      else if (entry.isSymbolicLink()) symlinkSync(from, to);
-      else {
+      if (entry.name === 'node_modules' || entry.isSymbolicLink()) symlinkSync(from, to);
+      else if (entry.isDirectory() && walk(from) === 0) {
+        rmSync(to, { recursive: true });
+        symlinkSync(from, to, 'dir');
+      } else if (entry.isFile()) {
         linkSync(from, to);
         const loader = loaderFor(from);
         if (loader) jobs.push([from, to.replace(/\.m?tsx?$/, (ext) => (ext === '.mts' ? '.mjs' : '.js')), loader]);
       }
     }
+    return jobs.length - before;
   };
   walk(ROOT);
   for (let i = 0; i < jobs.length; i += 64) {
@@ -69,8 +69,3 @@ export async function buildTestMirror() {
   return jobs.length;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const started = Date.now();
-  const n = await buildTestMirror();
-  console.log(`temp-inbox tests: compiled ${n} TypeScript files into ${relative(ROOT, MIRROR)}/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}

@@ -140,6 +140,12 @@ const cpuLog = join(tmpdir(), `temp-inbox-test-times-${process.pid}.jsonl`);
 const workers = process.env.TEMP_INBOX_WORKERS || !upToDate('all') ? {} : { TEMP_INBOX_WORKERS: 'dist' };
 if (!process.env.TEMP_INBOX_WORKERS && !workers.TEMP_INBOX_WORKERS) console.log('temp-inbox tests: the build is not current (npm test builds first), so worker threads start from source');
 
+// The test processes run the mirror's JavaScript (scripts/test-build.mjs) with plain Node and
+// source maps, so that a failure names the TypeScript line, when TEST_MIRROR=1; otherwise
+// the sources run through tsx, as a single file is run by hand.
+const mirrored = process.env.TEST_MIRROR === '1';
+const testPath = (f) => (mirrored ? join(MIRROR, f.replace(/\.ts$/, '.js')) : join(ROOT, f));
+
 /** A test file's path in the repository, from its path in the mirror or in the repository. */
 const sourceOf = (file) => (file.startsWith(`${MIRROR}/`) ? relative(MIRROR, file).replace(/\.js$/, '.ts') : relative(ROOT, file));
 
@@ -161,11 +167,6 @@ function printSlowest() {
   for (const r of rows.slice(0, 25)) console.log(`  ${r.wall.toFixed(1).padStart(6)} ${r.cpu.toFixed(1).padStart(6)}  ${sourceOf(r.file)}`);
 }
 
-// The test processes run the mirror's JavaScript (scripts/test-build.mjs) with plain Node and
-// source maps, so that a failure names the TypeScript line, when TEST_MIRROR=1; otherwise
-// the sources run through tsx, as a single file is run by hand.
-const mirrored = process.env.TEST_MIRROR === '1';
-const testPath = (f) => (mirrored ? join(MIRROR, f.replace(/\.ts$/, '.js')) : join(ROOT, f));
 const started = Date.now();
 if (mirrored) {
   const compiled = await buildTestMirror();
