@@ -19,13 +19,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+// The real checkout, also when this runs from the test mirror (scripts/test-build.mjs), whose
+// node_modules is a link to the checkout's: `npm pack` leaves out folders reached through a
+// symbolic link, as the mirror's dist/ and bin/ are.
+const ROOT = dirname(realpathSync(fileURLToPath(new URL('../../../node_modules', import.meta.url))));
 const PACKAGES = ['@temp-inbox/api', '@temp-inbox/server', '@temp-inbox/client'];
 const semver = createRequire(import.meta.url)('semver') as { subset(sub: string, sup: string): boolean };
 const DECLARED = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;

@@ -14,7 +14,7 @@ import type { TempInbox } from '../../server/src/start-temp-inbox.js';
 import { startService } from './helpers/service.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONFIG = fileURLToPath(new URL('./playwright/playwright.config.ts', import.meta.url));
 const BUILT = fileURLToPath(new URL('../dist/playwright.js', import.meta.url));

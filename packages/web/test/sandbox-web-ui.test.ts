@@ -11,7 +11,7 @@ import { request, startTestServer, type TestServer } from '../../server/test/hel
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 import { axeViolations } from '../../server/test/helpers/axe.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: sandboxes', { skip: !ready && 'Chromium is not installed', timeout: 180_000 }, () => {
   let server: TestServer;

@@ -12,7 +12,7 @@ import { createAddress, sendMail } from '../../server/test/helpers/harness.js';
 import { serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink, serverAndBrowser } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 const SCHEMES = ['light', 'dark'] as const;
 

@@ -8,7 +8,7 @@ import { WEB_ROOT } from '../../server/src/http/routes/ui.js';
 import { request, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI footer with ABUSE_CONTACT in Chromium', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let browser: Browser;

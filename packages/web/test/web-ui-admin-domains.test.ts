@@ -13,7 +13,7 @@ import { axeViolations } from '../../server/test/helpers/axe.js';
 import { createAddress, DOMAIN, message, request, sendMail, SmtpClient, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('admin page in Chromium: domains and refusals', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let server: TestServer;

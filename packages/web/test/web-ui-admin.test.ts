@@ -12,7 +12,7 @@ import { ADMIN_TOKEN } from '../../server/test/helpers/admin.js';
 import { createAddress, DOMAIN, message, sendMail, SmtpClient, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('admin page in Chromium', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let server: TestServer;

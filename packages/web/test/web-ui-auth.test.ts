@@ -14,7 +14,7 @@ import { createAddress, sendMail, startTestServer, type TestServer } from '../..
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 

@@ -15,7 +15,7 @@ import { WEB_ROOT } from '../../server/src/http/routes/ui.js';
 import { DOMAIN, sendMail, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: hostile mail renders as text', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let server: TestServer;

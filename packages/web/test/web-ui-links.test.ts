@@ -17,7 +17,7 @@ import { CHROMIUM_PATH, skipUnless } from '../../server/test/helpers/services.js
 import { openInboxLink } from '../../server/test/helpers/chromium.js';
 
 // Without Chromium the cases are registered as skipped, with the reason.
-const skip = await skipUnless('chromium');
+const skip = skipUnless('chromium');
 
 describe('web UI: links in a mail', { timeout: 120_000 }, () => {
   let server: TestServer;

@@ -13,7 +13,7 @@ import { createAddress, message, request, sendMail, startTestServer, until, type
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: a list fetched before a live change does not undo it', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let server: TestServer;

@@ -9,7 +9,7 @@ import { openEventStream, type EventStream } from '../../server/test/helpers/eve
 import { createAddress, DOMAIN, message, sendMail, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: the live connection recovers by itself', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let server: TestServer;

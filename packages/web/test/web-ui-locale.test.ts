@@ -9,7 +9,7 @@ import { createAddress, sendMail, startTestServer, testClock, type TestServer } 
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 const DAY = 24 * 3600 * 1000;
 

@@ -11,7 +11,7 @@ import { createAddress, message, sendMail } from '../../server/test/helpers/harn
 import { serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink, serverAndBrowser } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 // Records every `new Notification(title, options)` and requestPermission() call, then
 // hands them to the browser's own Notification.

@@ -10,7 +10,7 @@ import { WEB_ROOT } from '../../server/src/http/routes/ui.js';
 import { DOMAIN, request, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI with CHALLENGE=pow in Chromium', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   let server: TestServer;

@@ -12,7 +12,7 @@ import { createAddress, openData, sendMail, startTestServer, type TestServer } f
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 // A 1x1 red PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');

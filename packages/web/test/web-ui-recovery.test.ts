@@ -10,7 +10,7 @@ import { WEB_ROOT } from '../../server/src/http/routes/ui.js';
 import { DOMAIN, message, sendMail, startTestServer, type TestServer } from '../../server/test/helpers/harness.js';
 import { CHROMIUM_PATH, skipUnless } from '../../server/test/helpers/services.js';
 
-const skip = await skipUnless('chromium');
+const skip = skipUnless('chromium');
 
 describe('web UI: a session kept whole', { timeout: 180_000 }, () => {
   let server: TestServer;

@@ -11,7 +11,7 @@ import { createAddress, sendMail, startTestServer, type TestServer } from '../..
 import { CHROMIUM_PATH, serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 const htmlMail = (to: string, subject: string, html: string) =>
   [`Subject: ${subject}`, 'From: Shop <shop@store.example>', `To: ${to}`, 'Message-ID: <report@store.example>', 'Content-Type: text/html; charset=utf-8', '', html, ''].join('\r\n');

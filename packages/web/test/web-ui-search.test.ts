@@ -7,7 +7,7 @@ import { createAddress, message, sendMail } from '../../server/test/helpers/harn
 import { serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink, serverAndBrowser } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: search', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   const suite = serverAndBrowser();

@@ -9,7 +9,7 @@ import { createAddress, message, request, sendMail } from '../../server/test/hel
 import { serviceAvailable } from '../../server/test/helpers/services.js';
 import { openInboxLink, serverAndBrowser } from '../../server/test/helpers/chromium.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: unread mail', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   const suite = serverAndBrowser();

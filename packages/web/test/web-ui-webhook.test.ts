@@ -10,7 +10,7 @@ import { openInboxLink, serverAndBrowser } from '../../server/test/helpers/chrom
 import { axeViolations } from '../../server/test/helpers/axe.js';
 import { startReceiver } from '../../server/test/helpers/webhook-receiver.js';
 
-const ready = await serviceAvailable('chromium');
+const ready = serviceAvailable('chromium');
 
 describe('web UI: the address webhook', { skip: !ready && 'Chromium is not installed', timeout: 120_000 }, () => {
   // The receiver listens on loopback, which webhooks may reach only when the operator allows it.

@@ -12,7 +12,7 @@ import { twoNodes } from '../helpers/nodes.js';
 import { skipUnless } from '../helpers/services.js';
 
 // Without PostgreSQL or Redis the cases are registered as skipped, with the reason.
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 /** The reply to MAIL FROM:<sender> on a node. */
 async function mailFrom(node: TestServer, sender: string): Promise<string> {

@@ -11,7 +11,7 @@ import { fetchChallenge, powToken, solutionOf, solvedToken } from '../helpers/po
 import { REDIS_URL, serviceAvailable } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-const ready = await serviceAvailable('redis');
+const ready = serviceAvailable('redis');
 const newAddress = (server: TestServer, cf_token: string) => request(server.httpUrl, '/api/new_address', { method: 'POST', body: { cf_token } });
 
 describe('CHALLENGE=pow on two nodes sharing Redis', { skip: !ready && 'Redis is not available' }, () => {

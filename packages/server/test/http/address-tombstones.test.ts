@@ -187,7 +187,7 @@ describe('address tombstones: random names skip a retired one', () => {
   });
 });
 
-const pgSkip = await skipUnless('postgres', 'redis');
+const pgSkip = skipUnless('postgres', 'redis');
 
 describe('address tombstones: two nodes on PostgreSQL', { skip: pgSkip }, () => {
   const nodes = twoNodes('tomb', pgSkip);

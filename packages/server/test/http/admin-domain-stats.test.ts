@@ -139,7 +139,7 @@ describe('GET /api/admin/domains/stats', () => {
   });
 });
 
-const pgSkip = await skipUnless('postgres', 'redis');
+const pgSkip = skipUnless('postgres', 'redis');
 describe('GET /api/admin/domains/stats: two nodes on PostgreSQL', { skip: pgSkip }, () => {
   const nodes = twoNodes('ds', pgSkip, { ADMIN_TOKEN });
 

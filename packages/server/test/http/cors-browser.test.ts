@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { createAddress, request, sendMail, startTestServer, type TestServer } from '../helpers/harness.js';
 import { CHROMIUM_PATH, skipUnless } from '../helpers/services.js';
 
-const skip = await skipUnless('chromium');
+const skip = skipUnless('chromium');
 
 /** A server of blank pages, one origin per server. */
 async function pageServer(): Promise<{ server: Server; origin: string }> {

@@ -16,7 +16,7 @@ import { PG_URL, skipUnless } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Without PostgreSQL the cases are registered as skipped, with the reason.
-const skip = await skipUnless('postgres');
+const skip = skipUnless('postgres');
 
 /** The health check's own time-out (system.ts). */
 const PING_TIMEOUT_MS = 2000;

@@ -60,7 +60,7 @@ describe('POST /api/open_address', () => {
   });
 });
 
-const chromiumReady = await serviceAvailable('chromium');
+const chromiumReady = serviceAvailable('chromium');
 
 describe('opening an inbox in Chromium', { skip: !chromiumReady && 'Chromium is not installed', timeout: 120_000 }, () => {
   const suite = serverAndBrowser();

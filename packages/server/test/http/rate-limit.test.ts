@@ -597,7 +597,7 @@ describe('rate limits: clientKey', () => {
 });
 
 // Without Redis the cases below are registered as skipped, with the reason.
-const redisSkip = await skipUnless('redis');
+const redisSkip = skipUnless('redis');
 
 describe('rate limits: shared through Redis', () => {
 

@@ -12,7 +12,7 @@ import { twoNodes } from '../helpers/nodes.js';
 import { skipUnless } from '../helpers/services.js';
 
 // Without PostgreSQL or Redis the cases are registered as skipped, with the reason.
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 /** Polls `probe` until it returns true; the milliseconds it took (fails past `limitMs`). */
 async function until(what: string, probe: () => Promise<boolean>, limitMs = REFRESH_MS * 5): Promise<number> {

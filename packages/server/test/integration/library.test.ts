@@ -14,7 +14,7 @@ const RAW = message(
   { From: 'App <no-reply@app.example.com>', Subject: 'Your sign-in code', 'Message-ID': '<seeded.1@app.example.com>' },
   'Your code is 424242. Or open https://app.example.com/verify?t=abc to sign in.',
 );
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 
 describe('openStore, mailMetadata, signAddressToken', () => {
   it('a mail written through openStore is served to the address signAddressToken signs for, with the metadata SMTP delivery stores', async () => {

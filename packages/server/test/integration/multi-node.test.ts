@@ -8,7 +8,7 @@ import { skipUnless } from '../helpers/services.js';
 import { openEventStream } from '../helpers/event-stream.js';
 
 // Without PostgreSQL or Redis the cases are registered as skipped, with the reason.
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 describe('two nodes on PostgreSQL + Redis', () => {
   const nodes = twoNodes('mn', skip, { METRICS_TOKEN });

@@ -57,7 +57,7 @@ function toolMissing(): string | false {
 }
 
 // Without nginx, openssl, PostgreSQL or Redis the cases are registered as skipped, with the reason.
-const skip = toolMissing() || (await skipUnless('postgres', 'redis'));
+const skip = toolMissing() || skipUnless('postgres', 'redis');
 
 async function freePort(): Promise<number> {
   const srv = createServer();

@@ -120,7 +120,7 @@ describe('start-up failures: one line naming the variable, exit 1', { timeout: 2
     assertOneLine(postgres, `DATABASE_URL: PostgreSQL at 127.0.0.1:${port} did not answer in time`);
   });
 
-  const noRedis = await skipUnless('redis');
+  const noRedis = skipUnless('redis');
   it('REDIS_URL with a user Redis does not know: it refused the user name or password', { skip: noRedis }, async () => {
     const url = new URL(REDIS_URL);
     url.username = 'temp-inbox-no-such-user';
@@ -128,7 +128,7 @@ describe('start-up failures: one line naming the variable, exit 1', { timeout: 2
     assertOneLine(await failure({ REDIS_URL: url.href }), `REDIS_URL: Redis at ${hostPort(REDIS_URL, 6379)} refused the user name or password in REDIS_URL`);
   });
 
-  const noPostgres = await skipUnless('postgres');
+  const noPostgres = skipUnless('postgres');
   it('DATABASE_URL naming a database that does not exist, or a role that does not: what to fix', { skip: noPostgres }, async () => {
     const missing = new URL(PG_URL);
     missing.pathname = '/temp_inbox_no_such_database';

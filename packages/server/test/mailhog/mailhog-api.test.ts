@@ -222,7 +222,7 @@ describe('MailHog-compatible API: errors and a large message', () => {
   });
 });
 
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 describe('MailHog-compatible API: two nodes on PostgreSQL', { skip }, () => {
   const nodes = twoNodes('mailhog', skip, { SANDBOXES });

@@ -470,7 +470,7 @@ describe('Mailpit-compatible API: bad input', () => {
   });
 });
 
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 describe('Mailpit-compatible API: two nodes on PostgreSQL', { skip }, () => {
   const nodes = twoNodes('mailpit', skip, { SANDBOXES });

@@ -174,7 +174,7 @@ describe('mail.tm logins: failed guesses', { timeout: 300_000 }, () => {
   });
 });
 
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 describe('mail.tm logins: two nodes sharing Redis', { timeout: 120_000 }, () => {
   const nodes = twoNodes('mtl', skip, { ...BASE, MAILTM_LOGIN_FAILURES: '6/900' });

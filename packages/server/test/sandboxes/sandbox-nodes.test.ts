@@ -15,7 +15,7 @@ import { twoNodes } from '../helpers/nodes.js';
 import { skipUnless } from '../helpers/services.js';
 
 const ADMIN_TOKEN = 'Nodes-Sandbox-Admin-7Hq2Lp9Xz4Wv1Ks8';
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 const sendAs = (server: TestServer, user: string, pass: string, mail: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   nodemailer.createTransport({ host: '127.0.0.1', port: server.smtpPort, secure: false, auth: { user, pass }, ...extra }).sendMail({ from: 'app@staging.example', text: 'x', ...mail });

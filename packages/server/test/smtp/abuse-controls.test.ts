@@ -289,7 +289,7 @@ describe("a retired pool domain's recipients counted as retired_domain", () => {
 });
 
 describe('abuse controls on two PostgreSQL nodes sharing Redis', async () => {
-  const skip = await skipUnless('postgres', 'redis');
+  const skip = skipUnless('postgres', 'redis');
   const nodes = twoNodes('abuse', skip, { SENDER_DOMAIN_RATE_LIMIT: '2/60', ABUSE_CONTACT: 'https://ops.example/abuse', METRICS_TOKEN: METRICS, ADMIN_TOKEN });
 
   it('the sending domain is counted across the nodes; each node counts its refusals, and either reads them all', { skip }, async () => {

@@ -205,7 +205,7 @@ describe('delivery failure: SQLite', () => {
 });
 
 // Without PostgreSQL the case is registered as skipped, with the reason.
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 
 describe('delivery failure: PostgreSQL', () => {
   it('a row that cannot be inserted in mid-transaction: 451 4.3.0, no row of the delivery remains, a retry is stored once', { skip: pgSkip }, async () => {

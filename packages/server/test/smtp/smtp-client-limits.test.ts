@@ -14,7 +14,7 @@ import { client, createAddress, mailCount, openData, SmtpClient, serversStoppedA
 import { REDIS_URL, skipUnless } from '../helpers/services.js';
 
 const start = serversStoppedAfter();
-const redisSkip = await skipUnless('redis');
+const redisSkip = skipUnless('redis');
 
 /** Repeats MAIL FROM (with RSET between) from one session until its reply matches, or gives the last reply. */
 async function mailFromUntil(smtp: SmtpClient, want: RegExp, tries = 100): Promise<string> {

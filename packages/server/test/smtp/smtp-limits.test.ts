@@ -298,7 +298,7 @@ describe('smtp: one message to many recipients', () => {
 });
 
 // Without Redis the case is registered as skipped, with the reason.
-const redisSkip = await skipUnless('redis');
+const redisSkip = skipUnless('redis');
 
 describe('smtp limits: shared by every node through Redis', () => {
   it('messages counted on one node count on the other', { skip: redisSkip }, async () => {

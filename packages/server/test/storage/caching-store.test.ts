@@ -30,7 +30,7 @@ storeContract('caching store over sqlite', async () => {
 });
 
 // Without PostgreSQL its cases are registered as skipped, with the reason.
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 const postgresStore = () => postgresStoreInOwnSchema('c');
 
 storeContract(

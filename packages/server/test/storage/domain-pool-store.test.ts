@@ -14,7 +14,7 @@ import type { Store } from '../../src/storage/store.js';
 import { tmp } from '../helpers/harness.js';
 import { PG_URL, skipUnless } from '../helpers/services.js';
 
-const skipPg = await skipUnless('postgres');
+const skipPg = skipUnless('postgres');
 
 async function contract(store: Store, other: Store): Promise<void> {
   const v0 = await store.poolVersion();

@@ -109,4 +109,4 @@ cases(
   },
   false,
 );
-cases('postgres', () => postgresStoreInOwnSchema('ds'), (await skipUnless('postgres')) || false);
+cases('postgres', () => postgresStoreInOwnSchema('ds'), skipUnless('postgres'));

@@ -18,7 +18,7 @@ import { openSqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../../src/storage/store.js';
 import { PG_URL, skipUnless } from '../helpers/services.js';
 
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 
 /** The schema version before the per-address words (0011), on either backend. */
 const BEFORE = 10;

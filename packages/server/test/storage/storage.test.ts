@@ -32,7 +32,7 @@ storeContract('sqlite', async () => {
 });
 
 // Without PostgreSQL every case below is registered as skipped, with the reason.
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 storeContract('postgres', () => postgresStoreInOwnSchema('t'), { skip: pgSkip });
 
 describe('postgres: a pooled connection that dies while idle', () => {

@@ -18,7 +18,7 @@ import { sqliteMigrations } from '../../src/storage/sqlite/migrate.js';
 import type { Store } from '../../src/storage/store.js';
 import { PG_URL, skipUnless } from '../helpers/services.js';
 
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 
 /** What make-fixtures.ts stored, read back through the Store; then a new mail is stored and found. */

@@ -51,7 +51,7 @@ async function hook(s: TestServer, url: string) {
   return { ...a, secret: put.json.secret as string };
 }
 
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 const schemas: string[] = [];
 after(async () => {
   if (schemas.length === 0) return;

@@ -12,7 +12,7 @@ import { createAddress, message, request, sendMail, startTestServer, type TestSe
 import { PG_URL, REDIS_URL, skipUnless } from '../helpers/services.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 describe('webhooks on two nodes (PostgreSQL + Redis)', () => {
   const schema = `wh_${process.pid}_${randomBytes(4).toString('hex')}`;

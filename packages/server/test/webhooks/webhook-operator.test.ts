@@ -121,8 +121,8 @@ async function hooked(s: TestServer, url: string) {
   return { ...a, secret: put.json.secret as string };
 }
 
-const pgSkip = await skipUnless('postgres');
-const pgRedisSkip = await skipUnless('postgres', 'redis');
+const pgSkip = skipUnless('postgres');
+const pgRedisSkip = skipUnless('postgres', 'redis');
 const schemas: string[] = [];
 after(async () => {
   if (schemas.length === 0) return;

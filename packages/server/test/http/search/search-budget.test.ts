@@ -16,7 +16,7 @@ import { tmp } from '../../helpers/harness.js';
 import { PG_URL, skipUnless } from '../../helpers/services.js';
 import { newMail } from '../../helpers/store-contract.js';
 
-const pgSkip = await skipUnless('postgres');
+const pgSkip = skipUnless('postgres');
 const MAILS = 2000;
 /** A scan of every mail's metadata (no word narrows it). */
 const COSTLY = '-from:nobody -subject:nothing is:unread';

@@ -181,7 +181,7 @@ describe('parsed views waiting: PARSE_VIEWS_PER_CLIENT and PARSE_VIEWS_WAITING',
   });
 });
 
-const skip = await skipUnless('postgres', 'redis');
+const skip = skipUnless('postgres', 'redis');
 
 describe('a kept degraded view serves every node', { timeout: 120_000 }, () => {
   const nodes = twoNodes('pvs', skip, { PARSE_TIMEOUT: `${BUDGET_MS}ms` });
