@@ -1,8 +1,8 @@
 // The suite's JavaScript: a mirror of the repository under .test-build/ in which every
 // TypeScript file of the packages (sources and tests) sits beside itself compiled to
 // JavaScript by esbuild (as tsx compiles it), and every other file is a hard link to the
-// original (a folder with nothing to compile, a symbolic link to it). `TEST_MIRROR=1 npm
-// test` runs the mirror's test files with plain Node: no module hook in the test processes,
+// original (a folder with nothing to compile, a symbolic link to it). `npm test` runs the
+// mirror's test files with plain Node (TEST_MIRROR=0: the sources through tsx): no module hook in the test processes,
 // which under Node 20 cost each process about as much as everything else it imports
 // (docs/architecture.md "Running the suite"). Paths keep their depth, so a
 // test's `new URL('../fixtures/x', import.meta.url)` and the repository root it computes

@@ -9,6 +9,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { upToDate } from './setup.mjs';
 import { buildTestMirror, MIRROR } from './test-build.mjs';
+import { groupFiles } from './test-groups.mjs';
+import { probeAll } from '../packages/server/test/helpers/probe-services.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['helpers', 'fixtures', 'playwright', 'node_modules']);
@@ -97,10 +99,12 @@ const rank = (f) => {
 const parallel = files.filter((f) => !ALONE.has(f)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 const alone = files.filter((f) => ALONE.has(f));
 
-// One and a half files a core (3 on 2 cores, at most 8): a file computes about half of its
-// time and waits on timers, child processes and round trips the rest (the CPU figures this
-// prints), so 3 keep 2 cores busy with some room; 4 left none, and the timed files starved.
-const fallback = Math.min(8, Math.max(2, Math.round(availableParallelism() * 1.5)));
+// Two processes a core (4 on 2 cores, at most 8): a test process computes about half of
+// its time and waits on timers, child processes and round trips the rest (the CPU figures
+// this prints). With 3 on 2 cores the cores were busy 79% of the parallel batch; the files
+// that time the event loop or a p99 against wall-clock bounds, which 4 at once once
+// starved, run alone after it (ALONE).
+const fallback = Math.min(8, Math.max(2, availableParallelism() * 2));
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? fallback);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`temp-inbox tests: TEST_CONCURRENCY must be a whole number of at least 1, not ${process.env.TEST_CONCURRENCY}`);
@@ -111,14 +115,14 @@ if (!Number.isInteger(concurrency) || concurrency < 1) {
 // `held`: its output is printed whole when it ends, so that two batches side by side do not
 // mix their lines.
 function batch(name, list, atOnce, held = false) {
-  console.log(`temp-inbox tests: ${name}: ${list.length} files, ${atOnce} at a time`);
+  console.log(`temp-inbox tests: ${name}: ${list.length} ${list.length === 1 ? 'process' : 'processes'}, ${atOnce} at a time`);
   const started = Date.now();
   return new Promise((resolve) => {
     const flags = mirrored ? ['--enable-source-maps'] : ['--import', 'tsx'];
     const hooks = [...flags, '--import', pathToFileURL(join(ROOT, 'scripts/test-cpu.mjs')).href];
-    const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list.map(testPath)], {
+    const child = spawn(process.execPath, [...hooks, join(ROOT, 'scripts/test-batch.mjs'), ...list], {
       cwd: ROOT,
-      env: { ...process.env, ...workers, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
+      env: { ...process.env, ...workers, TEST_SERVICES: services, TEST_BATCH_CONCURRENCY: String(atOnce), TEST_CPU_LOG: cpuLog },
       stdio: held ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     });
     const output = [];
@@ -141,13 +145,31 @@ const workers = process.env.TEMP_INBOX_WORKERS || !upToDate('all') ? {} : { TEMP
 if (!process.env.TEMP_INBOX_WORKERS && !workers.TEMP_INBOX_WORKERS) console.log('temp-inbox tests: the build is not current (npm test builds first), so worker threads start from source');
 
 // The test processes run the mirror's JavaScript (scripts/test-build.mjs) with plain Node and
-// source maps, so that a failure names the TypeScript line, when TEST_MIRROR=1; otherwise
-// the sources run through tsx, as a single file is run by hand.
-const mirrored = process.env.TEST_MIRROR === '1';
+// source maps, so that a failure names the TypeScript line; with TEST_MIRROR=0 the sources
+// run through tsx instead, as a single file is run by hand.
+const mirrored = process.env.TEST_MIRROR !== '0';
 const testPath = (f) => (mirrored ? join(MIRROR, f.replace(/\.ts$/, '.js')) : join(ROOT, f));
 
-/** A test file's path in the repository, from its path in the mirror or in the repository. */
-const sourceOf = (file) => (file.startsWith(`${MIRROR}/`) ? relative(MIRROR, file).replace(/\.js$/, '.ts') : relative(ROOT, file));
+// A process per file, except under the mirror, where most short files run a few to a
+// process (scripts/test-groups.mjs): TEST_GROUP_SIZE at most (1: a process per file).
+const groupSize = Number(process.env.TEST_GROUP_SIZE ?? 4);
+if (!Number.isInteger(groupSize) || groupSize < 1) {
+  console.error(`temp-inbox tests: TEST_GROUP_SIZE must be a whole number of at least 1, not ${process.env.TEST_GROUP_SIZE}`);
+  process.exit(1);
+}
+/** The processes that run `list`: `{ path, members }` (the repository paths of the test files in it). */
+function unitsOf(list, groupable) {
+  if (!mirrored || groupSize === 1) return list.map((f) => ({ path: testPath(f), members: [f] }));
+  return groupFiles({ root: ROOT, files: list, size: groupSize, dir: join(MIRROR, '.groups'), compiled: testPath, groupable });
+}
+const membersOf = new Map();
+
+/** What a process ran, in the repository's terms: a test file's path, or a group's files. */
+function sourceOf(file) {
+  const members = membersOf.get(file);
+  if (members && members.length > 1) return `${members.length} files: ${members.map((m) => m.replace(/^packages\/[^/]+\/test\//, '')).join(', ')}`;
+  return file.startsWith(`${MIRROR}/`) ? relative(MIRROR, file).replace(/\.js$/, '.ts') : relative(ROOT, file);
+}
 
 /** The slowest files with their CPU: a file that mostly waits shows little CPU for its time. */
 function printSlowest() {
@@ -159,11 +181,11 @@ function printSlowest() {
   }
   rmSync(cpuLog, { force: true });
   // TEST_TIMES names a file that gets every file's figures, one JSON object a line.
-  if (process.env.TEST_TIMES) writeFileSync(process.env.TEST_TIMES, rows.map((r) => `${JSON.stringify({ ...r, file: sourceOf(r.file) })}\n`).join(''));
+  if (process.env.TEST_TIMES) writeFileSync(process.env.TEST_TIMES, rows.map((r) => `${JSON.stringify({ ...r, file: sourceOf(r.file), files: membersOf.get(r.file) })}\n`).join(''));
   rows.sort((a, b) => b.wall - a.wall);
   const cpu = rows.reduce((s, r) => s + r.cpu, 0);
   const wall = rows.reduce((s, r) => s + r.wall, 0);
-  console.log(`temp-inbox tests: ${rows.length} files took ${Math.round(wall)} s in all and ${Math.round(cpu)} s of CPU; the slowest (wall s, CPU s):`);
+  console.log(`temp-inbox tests: ${rows.length} ${rows.length === 1 ? 'process' : 'processes'} took ${Math.round(wall)} s in all and ${Math.round(cpu)} s of CPU; the slowest (wall s, CPU s):`);
   for (const r of rows.slice(0, 25)) console.log(`  ${r.wall.toFixed(1).padStart(6)} ${r.cpu.toFixed(1).padStart(6)}  ${sourceOf(r.file)}`);
 }
 
@@ -172,12 +194,19 @@ if (mirrored) {
   const compiled = await buildTestMirror();
   console.log(`temp-inbox tests: compiled ${compiled} TypeScript files into ${relative(ROOT, MIRROR)}/ (plain Node runs them) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
+// PostgreSQL, Redis and Chromium are probed once for the whole run; every test file reads
+// the answer from TEST_SERVICES (packages/server/test/helpers/services.ts).
+const services = process.env.TEST_SERVICES ?? JSON.stringify(await probeAll());
 let failed = false;
-if (parallel.length > 0) failed = (await batch('parallel batch', parallel, concurrency)) !== 0;
+const units = unitsOf(parallel, (f) => rank(f) === SLOW_FIRST.length);
+for (const u of units) membersOf.set(u.path, u.members);
+if (units.length < parallel.length) console.log(`temp-inbox tests: ${parallel.length} files of the parallel batch run in ${units.length} processes (groups of up to ${groupSize}: scripts/test-groups.mjs)`);
+if (units.length > 0) failed = (await batch('parallel batch', units.map((u) => u.path), concurrency)) !== 0;
 if (alone.length > 0) {
   for (const f of alone) console.log(`temp-inbox tests: alone: ${f}: ${ALONE.get(f)}`);
   const lanes = [alone.filter((f) => ALONE.get(f) === TIMED), alone.filter((f) => ALONE.get(f) === WAITS)].filter((l) => l.length > 0);
-  const codes = await Promise.all(lanes.map((lane, i) => batch(`one at a time, lane ${i + 1} of ${lanes.length}`, lane, 1, lanes.length > 1)));
+  for (const f of alone) membersOf.set(testPath(f), [f]);
+  const codes = await Promise.all(lanes.map((lane, i) => batch(`one at a time, lane ${i + 1} of ${lanes.length}`, lane.map(testPath), 1, lanes.length > 1)));
   failed = codes.some((c) => c !== 0) || failed;
 }
 printSlowest();

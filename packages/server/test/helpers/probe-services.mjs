@@ -125,5 +125,7 @@ if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.me
     process.stderr.write(`probe-services: unknown service ${unknown.join(', ')} (known: ${SERVICES.join(', ')})\n`);
     process.exit(2);
   }
-  process.stdout.write(`${JSON.stringify(await probeAll(names.length > 0 ? names : SERVICES))}\n`);
+  // .then(), not a top-level await: test files load this module through services.ts, and a
+  // module with a top-level await cannot be loaded with require() (scripts/test-groups.mjs).
+  void probeAll(names.length > 0 ? names : SERVICES).then((answers) => process.stdout.write(`${JSON.stringify(answers)}\n`));
 }
